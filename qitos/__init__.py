@@ -1,0 +1,1 @@
+"""QitOS: the agent framework core (Engine, tools, context, memory, tracing)."""

@@ -1,0 +1,1 @@
+"""Core contracts: actions, decisions, state, tasks, tools, memory, context and request views."""

@@ -1,0 +1,1 @@
+"""The bundled demo agent, driven offline by a scripted model."""

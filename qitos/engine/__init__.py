@@ -1,0 +1,1 @@
+"""The execution kernel: Engine, AsyncEngine, runtime budgets, lifecycle policies and hooks."""

@@ -1,0 +1,1 @@
+"""Ready-made parts: compactors, memories, tool libraries."""

@@ -1,0 +1,1 @@
+"""qitos.kit.tool.library."""

@@ -1,0 +1,1 @@
+"""Parsers from model text to Decision (JSON and ReAct style)."""

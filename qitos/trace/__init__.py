@@ -1,0 +1,1 @@
+"""Run traces: the event vocabulary, the writer and the lazy reader."""

@@ -1,0 +1,156 @@
+"""The run-event vocabulary: every event kind the Engine writes to a trace and the TUI folds.
+
+One trace line (``events.jsonl``) is one :class:`RunEvent`, with the field names upstream QitOS
+uses: ``{run_id, step_id, phase, ok, payload, error, ts}``. The ``phase`` field names the kind.
+
+Upstream QitOS writes the engine phases in upper case (``INIT``, ``OBSERVE``, ``DECIDE``, ``ACT``,
+``REDUCE``, ``CRITIC``, ``CHECK_STOP``, ``END``) with a ``payload["stage"]`` saying where inside the
+phase the event was emitted (``start``, ``model_input``, ``model_output``, ``decision_ready``,
+``action_results``, ``state_reduced``, ``outputs``, ``stop``, ...). We keep those, so our traces
+read like upstream ones, and add lower-case kinds for what upstream does not record. Kinds nobody
+here knows are kept as raw events by readers, never rejected.
+
+Payloads of the added kinds (all JSON data; secrets are redacted before writing):
+
+``model_request``   {request_id, model_id, messages: [{role, content}], tools: [names],
+                     view: {selected_exchange_ids, omitted_exchange_ids,
+                            contributions: [{contribution_id, source, units, priority, required,
+                                             selected, reason}],
+                            budget: {max_units, unit, used: {instructions, tools, context,
+                                     exchanges}, available_units, protected_recent_exchanges},
+                            receipts: [{receipt_id, policy_id, input_exchange_ids, output_digest,
+                                        declared_losses, model_reference}]} | absent}
+``model_response``  {request_id, text, tool_calls: [{name, args}], usage: {prompt_tokens,
+                     completion_tokens, total_tokens}, latency_ms}
+``tool_call``       {call_id, tool, args}
+``tool_result``     {call_id, tool, ok, result, error, attempts, latency_ms}
+``memory_append``   {record_id, role, step_id, namespace, chars}
+``memory_recall``   {namespace, query, record_ids: [..], records: [{record_id, role, content}]}
+``memory_delete``   {record_id, namespace, removed: bool}
+``skill_publish``   {name, version, namespace, description}
+``skill_deprecate`` {name, namespace, changed: bool}
+``lifecycle_pause`` {policy_id, reason, step_id, boundary: "before_decide" | "before_act",
+                     pending_actions: [{name, args}]}
+``lifecycle_resume``{policy_id, step_id}
+``error``           {category, message, phase, recoverable, details}
+``run_end``         {status, stop_reason, final_result, steps, token_usage}
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Any
+
+
+class EventKind(str, Enum):
+    """Every event kind a run trace may hold; the value is what ``phase`` says on disk."""
+
+    # Upstream-compatible engine phases (payload["stage"] says where inside the phase).
+    INIT = "INIT"
+    OBSERVE = "OBSERVE"
+    DECIDE = "DECIDE"
+    ACT = "ACT"
+    REDUCE = "REDUCE"
+    CRITIC = "CRITIC"
+    CHECK_STOP = "CHECK_STOP"
+    END = "END"
+    TOOLSET_SETUP_START = "toolset_setup_start"
+    TOOLSET_SETUP_END = "toolset_setup_end"
+    TOOLSET_TEARDOWN_START = "toolset_teardown_start"
+    TOOLSET_TEARDOWN_END = "toolset_teardown_end"
+
+    # What qitos-tui adds: one event per thing a pane shows.
+    MODEL_REQUEST = "model_request"
+    MODEL_RESPONSE = "model_response"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    MEMORY_APPEND = "memory_append"
+    MEMORY_RECALL = "memory_recall"
+    MEMORY_DELETE = "memory_delete"
+    SKILL_PUBLISH = "skill_publish"
+    SKILL_DEPRECATE = "skill_deprecate"
+    LIFECYCLE_PAUSE = "lifecycle_pause"
+    LIFECYCLE_RESUME = "lifecycle_resume"
+    ERROR = "error"
+    RUN_END = "run_end"
+
+
+KNOWN_KINDS: frozenset[str] = frozenset(kind.value for kind in EventKind)
+
+# Run statuses as the manifest and the TUI header spell them.
+STATUS_RUNNING = "running"
+STATUS_COMPLETED = "completed"
+STATUS_FAILED = "failed"
+STATUS_PAUSED = "paused"
+STATUS_STOPPED = "stopped"
+STATUS_INTERRUPTED = "interrupted"  # said by readers only: "running" with no writer alive
+
+
+def utc_now() -> str:
+    """The current time as an ISO-8601 UTC string, the trace's ``ts`` format."""
+    return datetime.now(timezone.utc).isoformat()
+
+
+@dataclass
+class RunEvent:
+    """One trace line: what happened, at which step, whether it went well."""
+
+    run_id: str
+    step_id: int
+    phase: str
+    ok: bool = True
+    payload: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    ts: str = field(default_factory=utc_now)
+
+    @property
+    def kind(self) -> EventKind | None:
+        """The known kind of this event, or None for a phase this version does not know."""
+        try:
+            return EventKind(self.phase)
+        except ValueError:
+            return None
+
+    @property
+    def stage(self) -> str | None:
+        """The upstream ``payload["stage"]`` marker, when there is one."""
+        stage = self.payload.get("stage") if isinstance(self.payload, dict) else None
+        return stage if isinstance(stage, str) else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The event as the JSON object written to ``events.jsonl``."""
+        return {
+            "run_id": self.run_id,
+            "step_id": self.step_id,
+            "phase": self.phase,
+            "ok": self.ok,
+            "payload": self.payload,
+            "error": self.error,
+            "ts": self.ts,
+        }
+
+    def to_json(self) -> str:
+        """One ``events.jsonl`` line, without the newline."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, default=str)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunEvent:
+        """Build an event from a trace line's object, tolerating upstream's loose typing."""
+        step = data.get("step_id", 0)
+        try:
+            step_id = int(step)
+        except (TypeError, ValueError):
+            step_id = 0
+        payload = data.get("payload")
+        return cls(
+            run_id=str(data.get("run_id", "")),
+            step_id=step_id,
+            phase=str(data.get("phase", "")),
+            ok=bool(data.get("ok", True)),
+            payload=payload if isinstance(payload, dict) else {"value": payload},
+            error=data.get("error"),
+            ts=str(data.get("ts", "")),
+        )

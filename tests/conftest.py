@@ -1,0 +1,21 @@
+"""Shared fixtures for the whole test suite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+UPSTREAM_TRACES = REPO.parent / "shared" / "traces"
+
+
+@pytest.fixture
+def upstream_trace_dirs() -> list[Path]:
+    """The run directories written by upstream QitOS, read in place; skip when absent."""
+    if not UPSTREAM_TRACES.is_dir():
+        pytest.skip("../shared/traces is not present")
+    dirs = sorted(p for p in UPSTREAM_TRACES.iterdir() if (p / "events.jsonl").is_file())
+    if not dirs:
+        pytest.skip("../shared/traces holds no run directories")
+    return dirs

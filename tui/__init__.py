@@ -1,0 +1,1 @@
+"""qitos-tui: a Textual app that runs or replays a QitOS Engine."""
