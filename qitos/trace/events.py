@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
 
@@ -91,7 +91,7 @@ STATUS_INTERRUPTED = "interrupted"  # said by readers only: "running" with no wr
 
 def utc_now() -> str:
     """The current time as an ISO-8601 UTC string, the trace's ``ts`` format."""
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 @dataclass
