@@ -1,0 +1,414 @@
+"""RunStore: the one fold that turns a RunEvent stream into what the panes show, live or replayed.
+
+The fold keeps only small summaries per step (phases, action, ok/error, tokens, budget figures) and
+the *indices* of the events that carry large payloads; the panes load those few events on demand
+from the :class:`EventSource` (the TraceReader for replay, an in-memory list for live runs). That
+keeps a 1 GB trace foldable in bounded memory and makes selecting a step cheap.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from qitos.trace.events import (
+    KNOWN_KINDS,
+    STATUS_COMPLETED,
+    STATUS_FAILED,
+    STATUS_INTERRUPTED,
+    STATUS_PAUSED,
+    STATUS_RUNNING,
+    STATUS_STOPPED,
+    RunEvent,
+)
+
+# What the header says for each manifest / run_end status.
+DISPLAY_STATUS = {
+    STATUS_RUNNING: "live",
+    STATUS_PAUSED: "paused",
+    STATUS_COMPLETED: "finished",
+    STATUS_STOPPED: "finished",
+    STATUS_FAILED: "failed",
+    STATUS_INTERRUPTED: "interrupted",
+}
+
+BUDGET_CATEGORIES = ("instructions", "tools", "context", "exchanges")
+ACTION_WIDTH = 60
+
+
+class EventSource(Protocol):
+    """Random access to a run's events by index (TraceReader satisfies it)."""
+
+    def __len__(self) -> int: ...
+
+    def event(self, index: int) -> RunEvent: ...
+
+    def events(self, start: int = 0, stop: int | None = None) -> Iterator[RunEvent]: ...
+
+
+class ListSource:
+    """An in-memory, append-only event source for live runs and tests; safe to append from a thread."""
+
+    def __init__(self, events: Iterable[RunEvent] = ()) -> None:
+        self._events: list[RunEvent] = list(events)
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def append(self, event: RunEvent) -> None:
+        """Add one event at the end."""
+        with self._lock:
+            self._events.append(event)
+
+    def event(self, index: int) -> RunEvent:
+        """The event at ``index``."""
+        return self._events[index]
+
+    def events(self, start: int = 0, stop: int | None = None) -> Iterator[RunEvent]:
+        """Events ``start`` .. ``stop`` (exclusive), a stable slice even while appending."""
+        with self._lock:
+            chunk = self._events[start:stop]
+        return iter(chunk)
+
+
+@dataclass(slots=True)
+class Exchange:
+    """One model round: the request, its response, and the tool results that followed."""
+
+    number: int
+    step: int
+    exchange_id: str
+    request: int | None = None
+    response: int | None = None
+    tool_calls: list[int] = field(default_factory=list)
+    tool_results: list[int] = field(default_factory=list)
+    tokens: int = 0
+
+
+@dataclass(slots=True)
+class StepSummary:
+    """What the step list shows for one step, and where its events are."""
+
+    step: int
+    first: int
+    last: int
+    phase: str = ""
+    action: str = ""
+    ok: bool = True
+    error: str | None = None
+    tokens: int = 0
+    used_units: int | None = None
+    budget: dict[str, Any] | None = None
+    # Indices of the events the panes load on demand, by what they are.
+    requests: list[int] = field(default_factory=list)
+    memory: list[int] = field(default_factory=list)
+    skills: list[int] = field(default_factory=list)
+    pauses: list[int] = field(default_factory=list)
+    errors: list[int] = field(default_factory=list)
+    raw: list[int] = field(default_factory=list)
+    exchanges: list[int] = field(default_factory=list)  # positions in RunStore.exchanges
+
+
+@dataclass(slots=True)
+class PauseInfo:
+    """Why the run is paused and what it was about to do."""
+
+    policy_id: str
+    reason: str
+    step: int
+    boundary: str
+    pending_actions: list[dict[str, Any]]
+    own: bool = False  # paused by the TUI's own policy rather than the agent's
+
+
+def short(value: Any, width: int = ACTION_WIDTH) -> str:
+    """A one-line, width-capped rendering of a value for lists and headers."""
+    text = value if isinstance(value, str) else repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def format_action(action: Any) -> str:
+    """``name(k=v, ...)`` for an action dict ``{name, args}``; anything else as short text."""
+    if isinstance(action, dict) and "name" in action:
+        args = action.get("args")
+        if isinstance(args, dict):
+            inner = ", ".join(f"{k}={short(v, 24)}" for k, v in args.items())
+        else:
+            inner = "" if args is None else short(args, 24)
+        return short(f"{action['name']}({inner})")
+    return short(action)
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+class RunStore:
+    """Incremental fold of one run's events into per-step views; feed it with :meth:`apply`."""
+
+    own_policy_id = "qitos-tui.pause"
+
+    def __init__(self, source: EventSource | None = None, *, run_id: str = "") -> None:
+        self.source: EventSource = source if source is not None else ListSource()
+        self.run_id = run_id
+        self.status = STATUS_RUNNING
+        self.model_id = ""
+        self.stop_reason: str | None = None
+        self.final_result: Any = None
+        self.total_tokens = 0
+        self.event_count = 0
+        self.steps: list[StepSummary] = []
+        self.step_pos: dict[int, int] = {}
+        self.exchanges: list[Exchange] = []
+        self.exchange_by_id: dict[str, int] = {}
+        self.pause: PauseInfo | None = None
+        self.error_count = 0
+        self.unknown_kinds: dict[str, int] = {}
+        self.memory_ops = 0
+        self.skill_ops = 0
+        self._by_call: dict[str, int] = {}
+
+    # ---- folding -------------------------------------------------------------------------------
+    def apply(self, events: Iterable[RunEvent], start: int | None = None) -> int:
+        """Fold ``events`` whose first one sits at index ``start`` (default: next); returns count."""
+        index = self.event_count if start is None else start
+        n = 0
+        for event in events:
+            self._apply_one(event, index)
+            index += 1
+            n += 1
+        self.event_count = max(self.event_count, index)
+        return n
+
+    def _step(self, step_id: int, index: int) -> StepSummary:
+        pos = self.step_pos.get(step_id)
+        if pos is None:
+            pos = len(self.steps)
+            self.step_pos[step_id] = pos
+            self.steps.append(StepSummary(step=step_id, first=index, last=index))
+        summary = self.steps[pos]
+        summary.last = max(summary.last, index)
+        return summary
+
+    def _exchange(self, step: StepSummary, exchange_id: str) -> Exchange:
+        pos = self.exchange_by_id.get(exchange_id)
+        if pos is None:
+            pos = len(self.exchanges)
+            self.exchanges.append(Exchange(number=pos + 1, step=step.step, exchange_id=exchange_id))
+            self.exchange_by_id[exchange_id] = pos
+            step.exchanges.append(pos)
+        return self.exchanges[pos]
+
+    def _apply_one(self, ev: RunEvent, i: int) -> None:
+        if not self.run_id and ev.run_id:
+            self.run_id = ev.run_id
+        phase = ev.phase
+        p = ev.payload if isinstance(ev.payload, dict) else {}
+        # Teardown events come after END with step 0 upstream; they say nothing about step 0.
+        if phase.startswith("toolset_"):
+            return
+        step = self._step(ev.step_id, i)
+        if phase.isupper():
+            step.phase = phase
+        if not ev.ok:
+            step.ok = False
+            step.error = short(ev.error or p.get("message") or phase, 80)
+        handler = _HANDLERS.get(phase)
+        if handler is not None:
+            handler(self, ev, p, step, i)
+        elif phase not in KNOWN_KINDS:
+            self.unknown_kinds[phase] = self.unknown_kinds.get(phase, 0) + 1
+            step.raw.append(i)
+
+    # model_request / model_response ---------------------------------------------------------------
+    def _on_request(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        rid = str(p.get("request_id") or f"req@{i}")
+        ex = self._exchange(step, rid)
+        ex.request = i
+        step.requests.append(i)
+        if p.get("model_id"):
+            self.model_id = str(p["model_id"])
+        view = p.get("view")
+        if isinstance(view, dict) and isinstance(view.get("budget"), dict):
+            budget = view["budget"]
+            used = budget.get("used") if isinstance(budget.get("used"), dict) else {}
+            step.budget = {
+                "max_units": budget.get("max_units"),
+                "unit": budget.get("unit", "units"),
+                "used": {k: _int(used.get(k)) for k in used},
+                "available_units": budget.get("available_units"),
+            }
+            step.used_units = sum(_int(v) for v in used.values())
+
+    def _on_response(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        rid = str(p.get("request_id") or f"req@{i}")
+        ex = self._exchange(step, rid)
+        ex.response = i
+        usage = p.get("usage") if isinstance(p.get("usage"), dict) else {}
+        tokens = _int(usage.get("total_tokens")) or _int(usage.get("prompt_tokens")) + _int(
+            usage.get("completion_tokens")
+        )
+        ex.tokens += tokens
+        step.tokens += tokens
+        self.total_tokens += tokens
+        calls = p.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            step.action = short("; ".join(format_action(c) for c in calls))
+        elif p.get("text") and not step.action:
+            step.action = short("answer: " + str(p["text"]))
+
+    def _last_exchange(self, step: StepSummary, i: int) -> Exchange:
+        if step.exchanges:
+            return self.exchanges[step.exchanges[-1]]
+        return self._exchange(step, f"tools@{step.step}")
+
+    def _on_tool_call(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        ex = self._last_exchange(step, i)
+        ex.tool_calls.append(i)
+        self._by_call[str(p.get("call_id"))] = self.exchange_by_id[ex.exchange_id]
+        if not step.action:
+            step.action = format_action({"name": p.get("tool", "?"), "args": p.get("args")})
+
+    def _on_tool_result(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        pos = self._by_call.get(str(p.get("call_id")))
+        ex = self.exchanges[pos] if pos is not None else self._last_exchange(step, i)
+        ex.tool_results.append(i)
+        if p.get("ok") is False:
+            step.ok = False
+            step.error = short(f"{p.get('tool', 'tool')}: {p.get('error')}", 80)
+
+    # upstream phases: DECIDE model_input/model_output/decision_ready, ACT action_results ----------
+    def _on_decide(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        stage = p.get("stage")
+        if stage == "model_input":
+            self._exchange(step, f"decide@{step.step}").request = i
+            step.requests.append(i)
+        elif stage == "model_output":
+            self._exchange(step, f"decide@{step.step}").response = i
+        elif stage == "decision_ready":
+            actions = p.get("actions")
+            if isinstance(actions, list) and actions:
+                step.action = short("; ".join(format_action(a) for a in actions))
+            elif p.get("final_answer") is not None:
+                step.action = short("final: " + str(p["final_answer"]))
+
+    def _on_act(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        if p.get("stage") == "action_results":
+            self._last_exchange(step, i).tool_results.append(i)
+            for inv in p.get("tool_invocations") or []:
+                if isinstance(inv, dict) and inv.get("status") not in (None, "success"):
+                    step.ok = False
+                    step.error = short(f"{inv.get('tool_name')}: {inv.get('error')}", 80)
+
+    def _on_init(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        meta = p.get("run_meta")
+        if isinstance(meta, dict) and meta.get("model_name") and not self.model_id:
+            self.model_id = str(meta["model_name"])
+
+    def _on_check_stop(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        if p.get("stage") == "stop":
+            self.stop_reason = p.get("stop_reason") or self.stop_reason
+            self.final_result = p.get("final_result", self.final_result)
+
+    def _on_end(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        self.stop_reason = p.get("stop_reason") or self.stop_reason
+
+    def _on_memory(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        step.memory.append(i)
+        self.memory_ops += 1
+
+    def _on_skill(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        step.skills.append(i)
+        self.skill_ops += 1
+
+    def _on_pause(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        step.pauses.append(i)
+        policy = str(p.get("policy_id") or "?")
+        pending = p.get("pending_actions")
+        self.pause = PauseInfo(
+            policy_id=policy,
+            reason=str(p.get("reason") or ""),
+            step=_int(p.get("step_id", ev.step_id)),
+            boundary=str(p.get("boundary") or ""),
+            pending_actions=[a for a in pending if isinstance(a, dict)] if isinstance(pending, list) else [],
+            own=policy == self.own_policy_id,
+        )
+        self.status = STATUS_PAUSED
+
+    def _on_resume(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        step.pauses.append(i)
+        self.pause = None
+        self.status = STATUS_RUNNING
+
+    def _on_error(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        step.errors.append(i)
+        self.error_count += 1
+        step.ok = False
+        step.error = short(f"{p.get('category', 'error')}: {p.get('message', ev.error)}", 80)
+
+    def _on_run_end(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        status = p.get("status")
+        if isinstance(status, str) and status:
+            self.status = status
+        self.stop_reason = p.get("stop_reason") or self.stop_reason
+        self.final_result = p.get("final_result", self.final_result)
+        usage = p.get("token_usage")
+        total = _int(usage.get("total_tokens")) if isinstance(usage, dict) else _int(usage)
+        if total > self.total_tokens:
+            self.total_tokens = total
+        self.pause = None
+
+    # ---- queries ---------------------------------------------------------------------------------
+    @property
+    def display_status(self) -> str:
+        """The header's status word: live, paused, finished, failed or interrupted."""
+        return DISPLAY_STATUS.get(self.status, self.status)
+
+    def used_series(self) -> list[float]:
+        """Used budget units per step (0 where a step sent no request view), for the sparkline."""
+        return [float(s.used_units or 0) for s in self.steps]
+
+    def load(self, index: int) -> RunEvent:
+        """The full event at ``index``, from the source."""
+        return self.source.event(index)
+
+    def exchanges_until(self, pos: int, limit: int) -> tuple[int, list[Exchange]]:
+        """The last ``limit`` exchanges up to step position ``pos``, and how many earlier were left out."""
+        if not self.steps:
+            return 0, []
+        end = 0
+        for p in range(min(pos, len(self.steps) - 1), -1, -1):
+            if self.steps[p].exchanges:
+                end = self.steps[p].exchanges[-1] + 1
+                break
+        begin = max(0, end - limit)
+        return begin, self.exchanges[begin:end]
+
+
+_HANDLERS = {
+    "model_request": RunStore._on_request,
+    "model_response": RunStore._on_response,
+    "tool_call": RunStore._on_tool_call,
+    "tool_result": RunStore._on_tool_result,
+    "DECIDE": RunStore._on_decide,
+    "ACT": RunStore._on_act,
+    "INIT": RunStore._on_init,
+    "CHECK_STOP": RunStore._on_check_stop,
+    "END": RunStore._on_end,
+    "memory_append": RunStore._on_memory,
+    "memory_recall": RunStore._on_memory,
+    "memory_delete": RunStore._on_memory,
+    "skill_publish": RunStore._on_skill,
+    "skill_deprecate": RunStore._on_skill,
+    "lifecycle_pause": RunStore._on_pause,
+    "lifecycle_resume": RunStore._on_resume,
+    "error": RunStore._on_error,
+    "run_end": RunStore._on_run_end,
+}
