@@ -1,0 +1,476 @@
+"""MemdirMemory: one human-editable file per record under a memory root, read fresh on every recall.
+
+Layout of a memory root::
+
+    <memory_dir>/MEMORY.md            derived index (newest first), rewritten atomically on each write
+    <memory_dir>/records/<hash>.md    one record: front matter + text (see memdir_format)
+
+Every write is atomic (temp file, fsync, rename, fsync dir), so a writer killed at any instant
+leaves either the old or the new file, never a torn one. Recall scans ``records/`` on every call so
+edits, additions and deletions made by another process or an editor show at once; parsed files
+are cached only under a stat signature that cannot go stale (see ``_cache_usable``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from qitos.core.memory import Memory, MemoryRecord, MemoryResourceError
+from qitos.kit.memory.atomic import atomic_write, fsync_dir, is_temp_name, read_no_follow, sweep_stale_temps
+from qitos.kit.memory.memdir_format import (
+    RECORD_FILE_RE,
+    ParsedRecord,
+    RecordFormatError,
+    parse_record,
+    record_filename,
+    render_record,
+    validate_record_id,
+)
+from qitos.kit.memory.query import filter_records, jsonable_query, validate_query
+from qitos.trace import sink
+
+__all__ = ["MemdirEntry", "MemdirMemory", "MemdirScan", "RejectedFile"]
+
+INDEX_NAME = "MEMORY.md"
+RECORDS_DIR = "records"
+# A cached parse is trusted only when the file's ctime is older than the parse by this margin:
+# a same-size rewrite inside one timestamp tick (coarse kernel clocks, 2 s on some filesystems)
+# could otherwise keep the signature unchanged. ctime cannot be set by user space.
+RACY_MARGIN_NS = 2_500_000_000
+INDEX_SNIPPET_CHARS = 100
+
+
+@dataclass(frozen=True)
+class MemdirEntry:
+    """One recallable record as the browser lists it: the record plus where and when it lives."""
+
+    record: MemoryRecord
+    path: Path
+    scope: str  # "local" or "global"
+    created: str
+    size: int
+    modified_ns: int
+    seq: int | None = None
+
+
+@dataclass(frozen=True)
+class RejectedFile:
+    """A file under records/ that is never recalled, with the human-readable reason why."""
+
+    path: Path
+    reason: str
+    scope: str
+
+
+@dataclass(frozen=True)
+class MemdirScan:
+    """A fresh read of the memory root(s): valid entries oldest first, and rejected files."""
+
+    entries: list[MemdirEntry] = field(default_factory=list)
+    rejected: list[RejectedFile] = field(default_factory=list)
+
+    @property
+    def records(self) -> list[MemoryRecord]:
+        """The records of the valid entries, oldest first."""
+        return [entry.record for entry in self.entries]
+
+
+@dataclass(frozen=True)
+class _Cached:
+    """A parse result remembered under the stat signature it was read at."""
+
+    signature: tuple[int, int, int, int]
+    parsed_at_ns: int
+    parsed: ParsedRecord | None
+    reason: str | None
+
+
+class MemdirMemory(Memory):
+    """Persist text records with stable identity and fresh disk retrieval.
+
+    Restore is the default and fails if a bound root is missing. Pass
+    ``create=True`` only to explicitly initialize a namespace. ``reset`` and
+    ``evict`` affect the append-time cache only; ``delete`` removes a local fact.
+    Arbitrary Python/JSON content and metadata are not a durable round-trip API.
+    """
+
+    def __init__(
+        self,
+        memory_dir: str = ".qitos/memory",
+        *,
+        global_memory_dir: str | None = None,
+        create: bool = False,
+        max_index_entries: int = 200,
+        max_index_chars: int = 25000,
+    ) -> None:
+        for name, value in (("max_index_entries", max_index_entries), ("max_index_chars", max_index_chars)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a non-negative int")
+        self.max_index_entries = max_index_entries
+        self.max_index_chars = max_index_chars
+        root = Path(memory_dir).expanduser()
+        if create:
+            _initialise_root(root)
+        self.root = _bound_root(root, what="memory_dir")
+        self.records_dir = self.root / RECORDS_DIR
+        self.index_path = self.root / INDEX_NAME
+        self.global_root: Path | None = None
+        if global_memory_dir is not None:
+            self.global_root = _bound_root(Path(global_memory_dir).expanduser(), what="global_memory_dir")
+            if self.global_root == self.root:
+                raise ValueError("global_memory_dir must differ from memory_dir")
+        #: The label memory events carry; a label, never a directory selector.
+        self.namespace: str = self.root.name
+        #: ISO-8601 timestamp source for the ``created`` header (inject a fixed clock in tests).
+        self.clock: Callable[[], str] = lambda: datetime.now(UTC).isoformat()
+        self._appended: list[MemoryRecord] = []
+        self._cache: dict[str, _Cached] = {}
+        self._lock = threading.RLock()
+        self._last_seq = 0
+
+    # ----- the Memory contract -------------------------------------------------------------------
+
+    def append(self, record: MemoryRecord) -> None:
+        """Write one record atomically as its own file, then rewrite the index; emit memory_append."""
+        if not isinstance(record, MemoryRecord):
+            raise TypeError(f"append expects a MemoryRecord, got {type(record).__name__}")
+        with self._lock:
+            self._check_records_dir(self.records_dir)
+            data, text = render_record(record, created=self.clock(), seq=self._next_seq())
+            path = self.records_dir / record_filename(record.record_id)
+            atomic_write(path, data)
+            self._appended.append(record)
+            self._cache.pop(str(path), None)
+            self._write_index()
+        sink.emit(
+            "memory_append",
+            {
+                "record_id": record.record_id,
+                "role": record.role,
+                "step_id": record.step_id,
+                "namespace": self.namespace,
+                "chars": len(text),
+            },
+        )
+
+    def retrieve(
+        self,
+        query: dict[str, Any] | None = None,
+        state: Any = None,
+        observation: Any = None,
+    ) -> list[MemoryRecord]:
+        """Return matching records read fresh from disk (global first, then local), oldest first."""
+        normalised = validate_query(query)
+        records = filter_records(self.scan().records, normalised)
+        sink.emit(
+            "memory_recall",
+            {
+                "namespace": self.namespace,
+                "query": jsonable_query(query),
+                "record_ids": [r.record_id for r in records],
+                "records": [
+                    {"record_id": r.record_id, "role": r.role, "content": r.content} for r in records
+                ],
+            },
+        )
+        return records
+
+    def summarize(self, max_items: int = 30) -> str:
+        """Render current records, never stale index snippets after external edits."""
+        if isinstance(max_items, bool) or not isinstance(max_items, int) or max_items < 0:
+            raise ValueError("max_items must be a non-negative int")
+        records = self.scan().records
+        shown = records[-max_items:] if max_items else []
+        if not shown:
+            return ""
+        return "\n".join(f"- [{r.role} @ step {r.step_id}] {r.content}" for r in shown)
+
+    def evict(self) -> int:
+        """Drop the append-time cache of this instance; return how many records it held."""
+        with self._lock:
+            count = len(self._appended)
+            self._appended.clear()
+            return count
+
+    def reset(self, run_id: str | None = None) -> None:
+        """Clear the append-time cache for a new run; the records on disk stay."""
+        with self._lock:
+            self._appended.clear()
+
+    # ----- forgetting ----------------------------------------------------------------------------
+
+    def delete(self, record_id: str) -> bool:
+        """Forget one logical record in this namespace, never global memory.
+
+        Idempotent for an absent identity. This is local-file deletion, not
+        secure erasure or a concurrent multi-file transaction. Callers serialize
+        writes to one Memdir namespace; use a transactional backend otherwise.
+        """
+        validate_record_id(record_id)
+        with self._lock:
+            self._check_records_dir(self.records_dir)
+            path = self.records_dir / record_filename(record_id)
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:
+                removed = False
+            else:
+                if stat.S_ISLNK(st.st_mode):
+                    raise MemoryResourceError(f"refusing to delete {path.name}: it is a symlink")
+                if not stat.S_ISREG(st.st_mode):
+                    raise MemoryResourceError(f"refusing to delete {path.name}: not a regular file")
+                try:
+                    parsed = parse_record(read_no_follow(path), expected_name=path.name)
+                except RecordFormatError as exc:
+                    raise MemoryResourceError(
+                        f"refusing to delete malformed record {path.name}: {exc}"
+                    ) from exc
+                if parsed.record.record_id != record_id:
+                    raise MemoryResourceError(f"refusing to delete {path.name}: header names another record")
+                os.unlink(path)
+                fsync_dir(self.records_dir)
+                removed = True
+            self._cache.pop(str(path), None)
+            self._appended = [r for r in self._appended if r.record_id != record_id]
+            if removed:
+                self._write_index()
+        sink.emit("memory_delete", {"record_id": record_id, "namespace": self.namespace, "removed": removed})
+        return removed
+
+    # ----- browsing (what a TUI lists) -----------------------------------------------------------
+
+    def scan(self, *, include_global: bool = True) -> MemdirScan:
+        """Read the root(s) fresh: valid entries oldest first, plus rejected files with reasons."""
+        entries: list[MemdirEntry] = []
+        rejected: list[RejectedFile] = []
+        seen: set[str] = set()
+        local = self._scan_dir(self.records_dir, "local")
+        for entry in local[0]:
+            seen.add(entry.record.record_id)
+        if include_global and self.global_root is not None:
+            glob_entries, glob_rejected = self._scan_dir(self.global_root / RECORDS_DIR, "global")
+            # A local record shadows a global one with the same identity.
+            entries.extend(e for e in glob_entries if e.record.record_id not in seen)
+            rejected.extend(glob_rejected)
+        entries.extend(local[0])
+        rejected.extend(local[1])
+        return MemdirScan(entries=entries, rejected=rejected)
+
+    def get(self, record_id: str) -> MemoryRecord | None:
+        """The current local record with this id, read fresh, or None (also when it is malformed)."""
+        path = self.records_dir / record_filename(record_id)
+        result = self._read_entry(path, "local")
+        return result.record if isinstance(result, MemdirEntry) else None
+
+    @property
+    def recent_appends(self) -> list[MemoryRecord]:
+        """Records appended through this instance since the last reset/evict (the append-time cache)."""
+        return list(self._appended)
+
+    # ----- the index -----------------------------------------------------------------------------
+
+    def render_index(self, entries: list[MemdirEntry] | None = None) -> str:
+        """The MEMORY.md text for the current local records, within max_index_entries/max_index_chars."""
+        if entries is None:
+            entries = self.scan(include_global=False).entries
+        head = (
+            "# Memory index\n\n"
+            "<!-- Generated by MemdirMemory from records/ on every write; edit the record files. -->\n\n"
+        )
+        lines: list[str] = []
+        used = len(head)
+        newest_first = list(reversed(entries))
+        limit = min(len(newest_first), self.max_index_entries)
+        for entry in newest_first[:limit]:
+            line = _index_line(entry)
+            if used + len(line) > self.max_index_chars:
+                break
+            lines.append(line)
+            used += len(line)
+        omitted = len(entries) - len(lines)
+        if omitted:
+            tail = f"\n_{omitted} older record(s) not listed._\n"
+            # Make room for the tail by dropping the oldest listed lines if the cap demands it.
+            while lines and used + len(tail) > self.max_index_chars:
+                used -= len(lines.pop())
+                omitted += 1
+                tail = f"\n_{omitted} older record(s) not listed._\n"
+            if used + len(tail) <= self.max_index_chars:
+                lines.append(tail)
+        text = head + "".join(lines)
+        return text if len(text) <= self.max_index_chars else ""
+
+    def index_is_current(self) -> bool:
+        """Whether MEMORY.md matches the records on disk now (False after a crash between writes)."""
+        try:
+            current = read_no_follow(self.index_path).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return False
+        return current == self.render_index()
+
+    def rebuild_index(self) -> None:
+        """Rewrite MEMORY.md atomically from the records on disk."""
+        with self._lock:
+            self._write_index()
+
+    # ----- internals -----------------------------------------------------------------------------
+
+    def _write_index(self) -> None:
+        """Rewrite the index from a fresh scan and sweep temp files abandoned by killed writers."""
+        sweep_stale_temps(self.records_dir)
+        atomic_write(self.index_path, self.render_index().encode("utf-8"))
+
+    def _next_seq(self) -> int:
+        """A per-process strictly increasing ordering key (wall-clock ns), stored in the header."""
+        self._last_seq = max(self._last_seq + 1, time.time_ns())
+        return self._last_seq
+
+    def _check_records_dir(self, records_dir: Path) -> None:
+        """Refuse to work through a records/ that is gone, replaced by a file, or a symlink."""
+        try:
+            st = os.lstat(records_dir)
+        except FileNotFoundError as exc:
+            raise MemoryResourceError(f"memory records directory is missing: {records_dir}") from exc
+        if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+            raise MemoryResourceError(f"memory records path is not a real directory: {records_dir}")
+
+    def _scan_dir(self, records_dir: Path, scope: str) -> tuple[list[MemdirEntry], list[RejectedFile]]:
+        """List one records/ directory, using the stat-keyed cache where it cannot be stale."""
+        self._check_records_dir(records_dir)
+        entries: list[MemdirEntry] = []
+        rejected: list[RejectedFile] = []
+        with os.scandir(records_dir) as it:
+            names = [(e.name, e) for e in it if not is_temp_name(e.name)]
+        for name, dir_entry in names:
+            path = records_dir / name
+            if not RECORD_FILE_RE.fullmatch(name):
+                if name.endswith(".md"):
+                    rejected.append(RejectedFile(path, "file name is not a record hash", scope))
+                continue
+            result = self._read_entry(path, scope, dir_entry)
+            if isinstance(result, MemdirEntry):
+                entries.append(result)
+            elif result is not None:
+                rejected.append(result)
+        # Forget cached parses of files that are gone, so the cache never outgrows the directory.
+        live = {str(records_dir / name) for name, _ in names}
+        prefix = str(records_dir) + os.sep
+        for key in [k for k in self._cache if k.startswith(prefix) and k not in live]:
+            del self._cache[key]
+        entries.sort(key=lambda e: (e.seq if e.seq is not None else e.modified_ns, e.path.name))
+        return entries, rejected
+
+    def _read_entry(
+        self, path: Path, scope: str, dir_entry: os.DirEntry[str] | None = None
+    ) -> MemdirEntry | RejectedFile | None:
+        """Read one record file (or take its cached parse); None when it vanished meanwhile."""
+        try:
+            st = dir_entry.stat(follow_symlinks=False) if dir_entry is not None else os.lstat(path)
+        except FileNotFoundError:
+            return None
+        if stat.S_ISLNK(st.st_mode):
+            return RejectedFile(path, "symlink (never followed)", scope)
+        if not stat.S_ISREG(st.st_mode):
+            return RejectedFile(path, "not a regular file", scope)
+        signature = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        key = str(path)
+        cached = self._cache.get(key)
+        if cached is None or not _cache_usable(cached, signature):
+            cached = self._parse(path, signature)
+            if cached is None:
+                return None
+            self._cache[key] = cached
+        if cached.parsed is None:
+            return RejectedFile(path, cached.reason or "malformed", scope)
+        parsed = cached.parsed
+        record = replace(parsed.record, metadata=dict(parsed.record.metadata))
+        return MemdirEntry(
+            record=record,
+            path=path,
+            scope=scope,
+            created=parsed.created,
+            size=signature[1],
+            modified_ns=signature[2],
+            seq=parsed.seq,
+        )
+
+    def _parse(self, path: Path, signature: tuple[int, int, int, int]) -> _Cached | None:
+        """Parse a file, checking that what was read is what was stat'ed (else: do not cache)."""
+        parsed_at = time.time_ns()
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:  # ELOOP: swapped for a symlink between stat and open
+            return _Cached(signature, parsed_at, None, f"unreadable: {exc.strerror}")
+        try:
+            st = os.fstat(fd)
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+        finally:
+            os.close(fd)
+        opened_sig = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if opened_sig != signature:
+            # Replaced between stat and open: key the result on what was actually read.
+            signature = opened_sig
+        try:
+            return _Cached(
+                signature, parsed_at, parse_record(b"".join(chunks), expected_name=path.name), None
+            )
+        except RecordFormatError as exc:
+            return _Cached(signature, parsed_at, None, str(exc))
+
+
+def _cache_usable(cached: _Cached, signature: tuple[int, int, int, int]) -> bool:
+    """A cached parse may be served only if the file is unchanged and was not racy when read."""
+    return cached.signature == signature and signature[3] + RACY_MARGIN_NS < cached.parsed_at_ns
+
+
+def _index_line(entry: MemdirEntry) -> str:
+    """One index bullet: role, step, a one-line snippet and the record's relative path."""
+    text = str(entry.record.content).strip().replace("\r", " ").replace("\n", " ")
+    snippet = text[:INDEX_SNIPPET_CHARS] + ("…" if len(text) > INDEX_SNIPPET_CHARS else "")
+    snippet = snippet.replace("[", "(").replace("]", ")")
+    return (
+        f"- [{entry.record.role} @ step {entry.record.step_id}]({RECORDS_DIR}/{entry.path.name}) "
+        f"`{entry.record.record_id}` {snippet}\n"
+    )
+
+
+def _initialise_root(root: Path) -> None:
+    """Create a memory root with its records/ directory and an empty index (create=True only)."""
+    if root.is_symlink() and not root.is_dir():
+        raise MemoryResourceError(f"memory root is a dangling symlink: {root}")
+    root.mkdir(parents=True, exist_ok=True)
+    records = root / RECORDS_DIR
+    if records.is_symlink():
+        raise MemoryResourceError(f"memory records path is a symlink: {records}")
+    records.mkdir(exist_ok=True)
+    index = root / INDEX_NAME
+    if not index.exists() and not index.is_symlink():
+        atomic_write(index, b"# Memory index\n\n")
+
+
+def _bound_root(root: Path, *, what: str) -> Path:
+    """Resolve an existing, initialised memory root; raise MemoryResourceError and create nothing."""
+    if not root.exists():
+        raise MemoryResourceError(f"{what} does not exist: {root} (pass create=True to initialise it)")
+    if not root.is_dir():
+        raise MemoryResourceError(f"{what} is not a directory: {root}")
+    resolved = root.resolve()
+    records = resolved / RECORDS_DIR
+    if records.is_symlink() or not records.is_dir():
+        raise MemoryResourceError(
+            f"{what} is not an initialised memory root (no records/ directory): {root}"
+            + (" (pass create=True to initialise it)" if what == "memory_dir" else "")
+        )
+    return resolved
