@@ -25,6 +25,7 @@ from typing import Any
 
 from qitos.core.memory import Memory, MemoryRecord, MemoryResourceError
 from qitos.kit.memory.atomic import atomic_write, fsync_dir, is_temp_name, read_no_follow, sweep_stale_temps
+from qitos.kit.memory.events import emit_append, emit_delete, emit_recall
 from qitos.kit.memory.memdir_format import (
     RECORD_FILE_RE,
     ParsedRecord,
@@ -34,8 +35,7 @@ from qitos.kit.memory.memdir_format import (
     render_record,
     validate_record_id,
 )
-from qitos.kit.memory.query import filter_records, jsonable_query, validate_query
-from qitos.trace import sink
+from qitos.kit.memory.query import filter_records, validate_query
 
 __all__ = ["MemdirEntry", "MemdirMemory", "MemdirScan", "RejectedFile"]
 
@@ -102,6 +102,9 @@ class MemdirMemory(Memory):
     Arbitrary Python/JSON content and metadata are not a durable round-trip API.
     """
 
+    #: Recall events come from this memory itself (the adapter need not emit them).
+    emits_recall_events = True
+
     def __init__(
         self,
         memory_dir: str = ".qitos/memory",
@@ -150,16 +153,7 @@ class MemdirMemory(Memory):
             self._appended.append(record)
             self._cache.pop(str(path), None)
             self._write_index()
-        sink.emit(
-            "memory_append",
-            {
-                "record_id": record.record_id,
-                "role": record.role,
-                "step_id": record.step_id,
-                "namespace": self.namespace,
-                "chars": len(text),
-            },
-        )
+        emit_append(record, namespace=self.namespace, chars=len(text))
 
     def retrieve(
         self,
@@ -170,17 +164,7 @@ class MemdirMemory(Memory):
         """Return matching records read fresh from disk (global first, then local), oldest first."""
         normalised = validate_query(query)
         records = filter_records(self.scan().records, normalised)
-        sink.emit(
-            "memory_recall",
-            {
-                "namespace": self.namespace,
-                "query": jsonable_query(query),
-                "record_ids": [r.record_id for r in records],
-                "records": [
-                    {"record_id": r.record_id, "role": r.role, "content": r.content} for r in records
-                ],
-            },
-        )
+        emit_recall(records, namespace=self.namespace, query=query)
         return records
 
     def summarize(self, max_items: int = 30) -> str:
@@ -242,7 +226,7 @@ class MemdirMemory(Memory):
             self._appended = [r for r in self._appended if r.record_id != record_id]
             if removed:
                 self._write_index()
-        sink.emit("memory_delete", {"record_id": record_id, "namespace": self.namespace, "removed": removed})
+        emit_delete(record_id, namespace=self.namespace, removed=removed)
         return removed
 
     # ----- browsing (what a TUI lists) -----------------------------------------------------------
