@@ -1,0 +1,361 @@
+"""TraceReader: opens a run directory (ours or upstream QitOS's) and reads its events lazily.
+
+Opening indexes the byte offsets of the complete lines of ``events.jsonl`` (mmap + find) and
+parses nothing; an event is parsed when asked for, with a small cache, so a 100 MB trace opens in
+milliseconds. Damage is reported, never fatal: a truncated last line is skipped with a notice,
+a malformed line becomes a raw ``<malformed>`` event, an unknown phase is kept as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import re
+from array import array
+from collections import OrderedDict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from qitos.trace import lock
+from qitos.trace.errors import TraceError
+from qitos.trace.events import RunEvent
+from qitos.trace.layout import EVENTS_FILE, MANIFEST_FILE, STEPS_FILE, effective_status, is_run_dir
+from qitos.trace.runs import RunSummary, SkippedFolder, list_runs, scan_runs
+
+__all__ = [
+    "MALFORMED_PHASE",
+    "RunSummary",
+    "SkippedFolder",
+    "TraceError",
+    "TraceReader",
+    "is_run_dir",
+    "list_runs",
+    "scan_runs",
+]
+
+MALFORMED_PHASE = "<malformed>"
+_TEXT_PREFIX = 300  # characters of a malformed line kept in its raw event
+_STEP_GUESS = re.compile(rb'"step_id"\s*:\s*"?(-?\d+)')
+_OPEN, _CLOSE, _CR = ord("{"), ord("}"), ord("\r")
+
+
+def _guess_step(raw: bytes) -> int:
+    """The step id written in a damaged line, when it can still be read; else 0."""
+    match = _STEP_GUESS.search(raw[:4096])
+    return int(match.group(1)) if match else 0
+
+
+class TraceReader:
+    """Reads one run directory: manifest, lazily parsed events, step records, follow-mode refresh."""
+
+    cache_size = 512
+
+    def __init__(self, run_dir: str | Path) -> None:
+        self.run_dir: Path = Path(run_dir)
+        if not self.run_dir.exists():
+            raise TraceError(f"{self.run_dir}: no such directory")
+        if not self.run_dir.is_dir():
+            raise TraceError(f"{self.run_dir}: not a directory")
+        if not is_run_dir(self.run_dir):
+            raise TraceError(
+                f"{self.run_dir} is not a run directory: it has no {MANIFEST_FILE}, {EVENTS_FILE} or {STEPS_FILE}"
+            )
+        self.notices: list[str] = []
+        self.manifest: dict[str, Any] = {}
+        self._manifest_stamp: tuple[int, int] | None = None
+        self._load_manifest()
+        run_id = self.manifest.get("run_id")
+        self.run_id: str = run_id if isinstance(run_id, str) and run_id else self.run_dir.name
+        self._events_path = self.run_dir / EVENTS_FILE
+        self._fd: int | None = None
+        self._inode: int | None = None
+        self._starts = array("q")
+        self._ends = array("q")
+        self._blank_lines: list[int] = []  # physical line numbers of skipped blank lines
+        self._indexed_end = 0  # byte offset just past the last complete line seen
+        self._lines_seen = 0  # physical lines (blank ones included) before _indexed_end
+        self._cache: OrderedDict[int, RunEvent] = OrderedDict()
+        self._noticed_lines: set[int] = set()
+        self._tail_notice: str | None = None
+        self._steps_cache: tuple[tuple[int, int], list[dict[str, Any]]] | None = None
+        if self._events_path.is_file():
+            self._open_events()
+            self._index_all()
+        else:
+            self._notice(f"{EVENTS_FILE} is missing: the run recorded no events")
+
+    # -- run state -------------------------------------------------------------------------
+
+    @property
+    def writer_alive(self) -> bool:
+        """Whether a TraceWriter holds this run's lock right now."""
+        return lock.writer_alive(self.run_dir)
+
+    @property
+    def status(self) -> str:
+        """The manifest's status; "interrupted" when it says running but no writer is alive."""
+        return effective_status(self.manifest, self.run_dir)
+
+    # -- events ----------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def event(self, index: int) -> RunEvent:
+        """The event at ``index`` (negative counts from the end), parsed on first use and cached."""
+        count = len(self._starts)
+        if index < 0:
+            index += count
+        if not 0 <= index < count:
+            raise IndexError(f"event index {index} out of range (trace has {count} events)")
+        cached = self._cache.get(index)
+        if cached is not None:
+            self._cache.move_to_end(index)
+            return cached
+        event = self._parse(self._read_line(index), index)
+        self._cache[index] = event
+        if len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return event
+
+    def events(self, start: int = 0, stop: int | None = None) -> Iterator[RunEvent]:
+        """Events ``start`` up to ``stop`` (exclusive), parsed as the iterator advances."""
+        count = len(self._starts)
+        stop = count if stop is None else max(0, min(stop, count))
+        for index in range(max(0, start), stop):
+            cached = self._cache.get(index)
+            # Sequential reads bypass the cache: a full scan must not evict what the UI shows.
+            yield cached if cached is not None else self._parse(self._read_line(index), index)
+
+    def line_number(self, index: int) -> int:
+        """The 1-based line of ``events.jsonl`` that holds event ``index``."""
+        line = index + 1
+        # Each blank line before this event shifts it down by one.
+        for blank in self._blank_lines:
+            if blank <= line:
+                line += 1
+            else:
+                break
+        return line
+
+    def refresh(self) -> int:
+        """Index complete lines appended since the last look; returns how many (follow mode)."""
+        self._reload_manifest_if_changed()
+        if self._fd is None:
+            if not self._events_path.is_file():
+                return 0
+            self._open_events()
+        try:
+            on_disk = os.stat(self._events_path)
+        except FileNotFoundError:
+            return 0
+        assert self._fd is not None
+        if on_disk.st_ino != self._inode or on_disk.st_size < self._indexed_end:
+            # The file was replaced or cut short: what we indexed no longer exists; start over.
+            self._notice(f"{EVENTS_FILE} was replaced or truncated on disk; re-indexed from the start")
+            before = 0
+            self._close_fd()
+            self._reset_index()
+            self._open_events()
+            self._index_all()
+            return len(self._starts) - before
+        before = len(self._starts)
+        size = os.fstat(self._fd).st_size
+        if size > self._indexed_end:
+            base = self._indexed_end
+            data = os.pread(self._fd, size - base, base)
+            self._scan(data, len(data), base)
+            self._update_tail_notice(data[self._indexed_end - base :])
+        return len(self._starts) - before
+
+    # -- steps -----------------------------------------------------------------------------
+
+    def steps(self) -> list[dict[str, Any]]:
+        """The ``steps.jsonl`` records, step_id coerced to int; damaged lines kept raw with a notice."""
+        path = self.run_dir / STEPS_FILE
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return []
+        stamp = (st.st_mtime_ns, st.st_size)
+        if self._steps_cache is not None and self._steps_cache[0] == stamp:
+            return [dict(r) for r in self._steps_cache[1]]
+        data = path.read_bytes()
+        lines = data.split(b"\n")
+        tail = lines.pop()  # after the last newline: empty, or a line still being written
+        if tail.strip():
+            self._notice(f"{STEPS_FILE}: incomplete last line ({len(tail)} bytes) skipped")
+        records: list[dict[str, Any]] = []
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except ValueError as exc:
+                record, reason = None, f"invalid JSON ({exc})"
+            else:
+                reason = "not a JSON object"
+            if not isinstance(record, dict):
+                self._notice(f"{STEPS_FILE} line {number}: {reason}; kept raw")
+                text = raw.decode("utf-8", errors="replace")[:_TEXT_PREFIX]
+                records.append({"step_id": _guess_step(raw), "malformed": True, "line": number, "text": text})
+                continue
+            try:
+                record["step_id"] = int(record.get("step_id", 0))
+            except (TypeError, ValueError):
+                self._notice(f"{STEPS_FILE} line {number}: step_id {record.get('step_id')!r} is not a number")
+                record["step_id"] = 0
+            records.append(record)
+        self._steps_cache = (stamp, records)
+        return [dict(r) for r in records]
+
+    # -- lifetime --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the events file (the reader can no longer read events afterwards)."""
+        self._close_fd()
+
+    def __enter__(self) -> TraceReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self._close_fd()
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _notice(self, message: str) -> None:
+        if message not in self.notices:
+            self.notices.append(message)
+
+    def _load_manifest(self) -> None:
+        path = self.run_dir / MANIFEST_FILE
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            self._manifest_stamp = None
+            self._notice(f"{MANIFEST_FILE} is missing: status and summary unknown")
+            return
+        self._manifest_stamp = (st.st_mtime_ns, st.st_size)
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError) as exc:
+            self._notice(f"{MANIFEST_FILE} is unreadable ({exc}); status and summary unknown")
+            return
+        if not isinstance(data, dict):
+            self._notice(f"{MANIFEST_FILE} is not a JSON object; status and summary unknown")
+            return
+        self.manifest = data
+
+    def _reload_manifest_if_changed(self) -> None:
+        try:
+            st = (self.run_dir / MANIFEST_FILE).stat()
+        except FileNotFoundError:
+            return
+        if (st.st_mtime_ns, st.st_size) != self._manifest_stamp:
+            self._load_manifest()
+
+    def _open_events(self) -> None:
+        try:
+            self._fd = os.open(self._events_path, os.O_RDONLY)
+        except OSError as exc:
+            raise TraceError(f"cannot open {self._events_path}: {exc}") from exc
+        self._inode = os.fstat(self._fd).st_ino
+
+    def _close_fd(self) -> None:
+        fd, self._fd = getattr(self, "_fd", None), None
+        if fd is not None:
+            os.close(fd)
+
+    def _reset_index(self) -> None:
+        self._starts = array("q")
+        self._ends = array("q")
+        self._blank_lines = []
+        self._indexed_end = 0
+        self._lines_seen = 0
+        self._cache.clear()
+        self._noticed_lines.clear()
+
+    def _index_all(self) -> None:
+        assert self._fd is not None
+        size = os.fstat(self._fd).st_size
+        if size == 0:
+            return
+        with mmap.mmap(self._fd, size, access=mmap.ACCESS_READ) as mm:
+            self._scan(mm, size, 0)
+            tail = mm[self._indexed_end : size]
+        self._update_tail_notice(tail)
+
+    def _scan(self, buf: Any, end: int, base: int) -> None:
+        """Index the complete lines of ``buf[:end]`` (file bytes starting at offset ``base``)."""
+        starts, ends, find = self._starts, self._ends, buf.find
+        line = self._lines_seen
+        pos = 0
+        while True:
+            nl = find(b"\n", pos, end)
+            if nl < 0:
+                break
+            line += 1
+            if nl == pos:
+                self._blank_lines.append(line)
+            else:
+                last = nl - 1
+                if buf[last] == _CR and last > pos:
+                    last -= 1
+                # A cheap shape check (one byte each end) flags damage now, without parsing.
+                if buf[pos] != _OPEN or buf[last] != _CLOSE:
+                    self._notice(f"{EVENTS_FILE} line {line}: not a JSON object; shown as a raw event")
+                    self._noticed_lines.add(line)
+                starts.append(base + pos)
+                ends.append(base + nl)
+            pos = nl + 1
+        self._lines_seen = line
+        self._indexed_end = base + pos
+
+    def _update_tail_notice(self, tail: bytes) -> None:
+        if self._tail_notice is not None and self._tail_notice in self.notices:
+            self.notices.remove(self._tail_notice)
+        self._tail_notice = None
+        if tail.strip():
+            self._tail_notice = (
+                f"{EVENTS_FILE}: incomplete last line ({len(tail)} bytes) skipped"
+                " — the run was cut off mid-write or is still writing it"
+            )
+            self.notices.append(self._tail_notice)
+
+    def _read_line(self, index: int) -> bytes:
+        if self._fd is None:
+            raise TraceError(f"trace reader for {self.run_dir} is closed")
+        start = self._starts[index]
+        return os.pread(self._fd, self._ends[index] - start, start)
+
+    def _parse(self, raw: bytes, index: int) -> RunEvent:
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:  # includes UnicodeDecodeError
+            return self._malformed(raw, index, f"invalid JSON ({exc})")
+        if not isinstance(data, dict):
+            return self._malformed(raw, index, f"a JSON {type(data).__name__}, not an object")
+        event = RunEvent.from_dict(data)
+        if not event.run_id:
+            event.run_id = self.run_id
+        return event
+
+    def _malformed(self, raw: bytes, index: int, reason: str) -> RunEvent:
+        line = self.line_number(index)
+        if line not in self._noticed_lines:
+            self._noticed_lines.add(line)
+            self._notice(f"{EVENTS_FILE} line {line}: {reason}; shown as a raw event")
+        return RunEvent(
+            run_id=self.run_id,
+            step_id=_guess_step(raw),
+            phase=MALFORMED_PHASE,
+            ok=False,
+            payload={"line": line, "text": raw.decode("utf-8", errors="replace")[:_TEXT_PREFIX]},
+            error=f"malformed trace line {line}: {reason}",
+            ts="",
+        )

@@ -1,0 +1,128 @@
+"""Secret redaction for traces: API keys, bearer tokens and secret environment values never reach disk."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+MASK = "[REDACTED]"
+
+# Environment variable names that hold secrets: matched as whole words inside the name
+# (OPENAI_API_KEY, GH_TOKEN, DB_PASSWORD), so MONKEY or TOKENIZERS_PARALLELISM stay visible.
+_SECRET_ENV_NAME = re.compile(
+    r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH)(?:$|_)",
+    re.IGNORECASE,
+)
+# Names matched by the pattern above that never hold secrets.
+_NOT_SECRET_ENV_NAMES = frozenset({"TOKENIZERS_PARALLELISM", "KEYTIMEOUT", "SSH_AUTH_SOCK"})
+
+# Values shorter than this are not masked: masking "1" or "true" everywhere would wreck a trace
+# and such values are not secrets worth the name.
+_MIN_SECRET_LEN = 8
+
+# Well-known credential shapes, masked wherever they appear in any string.
+_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),  # OpenAI-style keys (sk-..., sk-proj-...)
+    re.compile(r"(?i)\bBearer\s+[A-Za-z0-9._~+/\-]{8,}=*"),  # Authorization headers
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),  # GitHub tokens
+    re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),  # Slack tokens
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),  # AWS access key ids
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"),  # Google API keys
+)
+
+# Dict keys whose values are secrets whatever they look like (compared lower-case, '-' as '_').
+SECRET_KEYS: frozenset[str] = frozenset(
+    {
+        "api_key",
+        "apikey",
+        "x_api_key",
+        "authorization",
+        "proxy_authorization",
+        "password",
+        "passwd",
+        "passphrase",
+        "token",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "auth_token",
+        "bearer_token",
+        "secret",
+        "client_secret",
+        "secret_key",
+        "private_key",
+        "credentials",
+    }
+)
+
+
+def is_secret_env_name(name: str) -> bool:
+    """Whether an environment variable's name says it holds a secret."""
+    return name.upper() not in _NOT_SECRET_ENV_NAMES and bool(_SECRET_ENV_NAME.search(name))
+
+
+def _is_secret_key(key: str) -> bool:
+    return key.lower().replace("-", "_") in SECRET_KEYS
+
+
+class Redactor:
+    """Masks secrets in JSON-like data: secret env values, credential patterns and secret-named keys."""
+
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        *,
+        extra_secrets: Iterable[str] = (),
+        mask: str = MASK,
+    ) -> None:
+        environ = os.environ if env is None else env
+        values = {v for k, v in environ.items() if is_secret_env_name(k) and len(v) >= _MIN_SECRET_LEN}
+        values.update(s for s in extra_secrets if s and len(s) >= _MIN_SECRET_LEN)
+        self.mask = mask
+        # Longest first, so a secret that contains another is masked whole.
+        literal = "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True))
+        self._literals = re.compile(literal) if literal else None
+        self._secret_count = len(values)
+
+    @property
+    def secret_count(self) -> int:
+        """How many literal secret values (from the environment and extras) this redactor masks."""
+        return self._secret_count
+
+    def redact_text(self, text: str) -> str:
+        """The string with every known secret and credential-shaped substring masked."""
+        if self._literals is not None:
+            text = self._literals.sub(self.mask, text)
+        for pattern in _PATTERNS:
+            text = pattern.sub(self.mask, text)
+        return text
+
+    def redact(self, value: Any) -> Any:
+        """A copy of JSON-like ``value`` with secrets masked; containers are rebuilt, never mutated."""
+        if isinstance(value, str):
+            return self.redact_text(value)
+        if isinstance(value, Mapping):
+            out: dict[Any, Any] = {}
+            for key, item in value.items():
+                if isinstance(key, str):
+                    if _is_secret_key(key) and item is not None and item != "":
+                        out[self.redact_text(key)] = self.mask
+                        continue
+                    key = self.redact_text(key)
+                out[key] = self.redact(item)
+            return out
+        if isinstance(value, list | tuple | set | frozenset):
+            return [self.redact(item) for item in value]
+        if isinstance(value, bytes | bytearray):
+            return self.redact_text(bytes(value).decode("utf-8", errors="replace"))
+        if value is None or isinstance(value, bool | int | float):
+            return value
+        # Anything else would be written with str() by the JSON encoder: redact that text now,
+        # or a secret inside an object's repr would slip through.
+        try:
+            text = str(value)
+        except Exception as exc:  # a broken __str__ must not lose the whole event
+            text = f"<unprintable {type(value).__name__}: {exc!r}>"
+        return self.redact_text(text)
