@@ -1,0 +1,804 @@
+"""The exchange log of a run and the immutable request view built from it for each model call.
+
+:class:`ExchangeLog` is the run's conversation truth: append-only exchanges with stable ids, each
+open while its step is in progress and closed afterwards. :meth:`RequestView.from_exchange_log`
+derives one deterministic, provider-neutral request from it: instructions, tool schemas, the
+selected context contributions and the selected exchanges, with a report of everything that was
+left out and why.
+
+Omitting exchanges to fit a budget is a loss, so it happens only through an explicit compaction
+policy: the view computes which closed, unprotected exchanges must go, hands their ids and the
+SHA-256 of the selected projection to ``compaction_policy.compact(...)``, and accepts the result
+only if the returned :class:`CompactionReceipt` names exactly those ids and that digest. Receipts
+passed in from earlier requests never authorise a new omission. The recent window, open exchanges
+and (conservatively) every exchange under a provider continuation are protected: when they cannot
+fit, the build fails with :class:`ContextBudgetExceededError` instead of dropping them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from qitos.core.context import (
+    ContextBudget,
+    ContextBudgetExceededError,
+    ContextContribution,
+    ContextError,
+    ContextSelection,
+    DeclaredContextBudgetPolicy,
+    PriorityContextSelectionPolicy,
+    canonical_json,
+    default_unit_counter,
+    sha256_text,
+)
+
+__all__ = [
+    "REQUEST_VIEW_SCHEMA_VERSION",
+    "ArtifactRef",
+    "CompactionReceipt",
+    "ContextBudgetExceededError",
+    "ContinuationRef",
+    "Exchange",
+    "ExchangeItem",
+    "ExchangeLog",
+    "ReasoningPolicy",
+    "RequestTarget",
+    "RequestView",
+    "SelectionReport",
+]
+
+REQUEST_VIEW_SCHEMA_VERSION = "qitos.request_view/v1"
+REQUEST_BUILDER_VERSION = "qitos.request_view.builder/v1"
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_ROLES = frozenset({"user", "assistant"})
+_TOOL_USE = frozenset({"auto", "required", "none"})
+_REASONING = frozenset({"preserve_if_supported", "drop", "inline_replay"})
+
+
+def _text(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ContextError(f"{name} must be a non-empty string, got {value!r}")
+    return value
+
+
+# --------------------------------------------------------------------------------------- log
+
+
+@dataclass(frozen=True)
+class ExchangeItem:
+    """One message inside an exchange (a user turn, an assistant answer, an observation)."""
+
+    item_id: str
+    exchange_id: str
+    role: str
+    content: str
+    kind: str = "message"
+    tool_calls: tuple[tuple[str, str], ...] = ()  # (name, canonical JSON args) as the model asked
+
+    def to_dict(self) -> dict[str, Any]:
+        """The item's projection as JSON data (what the request view selects and digests)."""
+        data: dict[str, Any] = {
+            "item_id": self.item_id,
+            "exchange_id": self.exchange_id,
+            "role": self.role,
+            "kind": self.kind,
+            "content": self.content,
+        }
+        if self.tool_calls:
+            data["tool_calls"] = [{"name": n, "args": json.loads(a)} for n, a in self.tool_calls]
+        return data
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """A snapshot of one exchange: its id, the step it belongs to, its items, whether it is closed."""
+
+    exchange_id: str
+    step_id: int
+    items: tuple[ExchangeItem, ...]
+    closed: bool
+
+
+class _Record:
+    """Mutable bookkeeping of one exchange inside the log (items only ever appended)."""
+
+    __slots__ = ("exchange_id", "step_id", "items", "item_json", "chars", "closed")
+
+    def __init__(self, exchange_id: str, step_id: int) -> None:
+        self.exchange_id = exchange_id
+        self.step_id = step_id
+        self.items: list[ExchangeItem] = []
+        self.item_json: list[str] = []  # canonical JSON per item, computed once at append time
+        self.chars = 0
+        self.closed = False
+
+
+class ExchangeLog:
+    """Append-only exchanges with stable ids; each open while its step runs, then closed for good."""
+
+    def __init__(self, log_id: str = "exchange-log") -> None:
+        self.log_id = _text(log_id, "log_id")
+        self._records: list[_Record] = []
+        self._by_id: dict[str, _Record] = {}
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def open(self, *, step_id: int) -> str:
+        """Start a new exchange for ``step_id`` and return its id (``ex-000001``, ``ex-000002``...)."""
+        if not isinstance(step_id, int) or isinstance(step_id, bool) or step_id < 0:
+            raise ContextError(f"step_id must be a non-negative int, got {step_id!r}")
+        exchange_id = f"ex-{len(self._records) + 1:06d}"
+        record = _Record(exchange_id, step_id)
+        self._records.append(record)
+        self._by_id[exchange_id] = record
+        return exchange_id
+
+    def _record(self, exchange_id: str) -> _Record:
+        record = self._by_id.get(exchange_id)
+        if record is None:
+            raise ContextError(f"exchange {exchange_id!r} is not in log {self.log_id!r}")
+        return record
+
+    def append(
+        self,
+        exchange_id: str,
+        *,
+        role: str,
+        content: str,
+        kind: str = "message",
+        tool_calls: Sequence[Mapping[str, Any]] = (),
+    ) -> ExchangeItem:
+        """Append one item to an open exchange; a closed exchange never changes again."""
+        record = self._record(exchange_id)
+        if record.closed:
+            raise ContextError(f"exchange {exchange_id!r} is closed; the log is append-only")
+        if role not in _ROLES:
+            raise ContextError(f"item role must be one of {sorted(_ROLES)}, got {role!r}")
+        if not isinstance(content, str):
+            raise ContextError(f"item content must be a string, got {type(content).__name__}")
+        _text(kind, "kind")
+        calls = tuple(
+            (_text(c.get("name"), "tool call name"), canonical_json(c.get("args", {}), "tool call args"))
+            for c in tool_calls
+        )
+        item = ExchangeItem(f"{exchange_id}/{len(record.items)}", exchange_id, role, content, kind, calls)
+        record.items.append(item)
+        record.item_json.append(canonical_json(item.to_dict(), "exchange item"))
+        record.chars += len(content)
+        return item
+
+    def close(self, exchange_id: str) -> None:
+        """Mark an exchange closed (idempotent); only closed exchanges can ever be compacted."""
+        self._record(exchange_id).closed = True
+
+    def is_closed(self, exchange_id: str) -> bool:
+        """Whether the exchange is closed."""
+        return self._record(exchange_id).closed
+
+    def get(self, exchange_id: str) -> Exchange:
+        """A snapshot of one exchange."""
+        r = self._record(exchange_id)
+        return Exchange(r.exchange_id, r.step_id, tuple(r.items), r.closed)
+
+    @property
+    def exchanges(self) -> tuple[Exchange, ...]:
+        """Snapshots of every exchange in log order."""
+        return tuple(Exchange(r.exchange_id, r.step_id, tuple(r.items), r.closed) for r in self._records)
+
+    @property
+    def last_exchange_id(self) -> str | None:
+        """The newest exchange's id, or None for an empty log."""
+        return self._records[-1].exchange_id if self._records else None
+
+    def _chunks(self) -> Iterable[str]:
+        yield canonical_json({"log_id": self.log_id, "schema": "qitos.exchange_log/v1"})
+        for r in self._records:
+            yield canonical_json({"exchange_id": r.exchange_id, "step_id": r.step_id, "closed": r.closed})
+            yield from r.item_json
+
+    def digest(self) -> str:
+        """SHA-256 over the canonical projection of the whole log (identical in every process)."""
+        return sha256_text("\n".join(self._chunks()))
+
+
+# ------------------------------------------------------------------------------- value types
+
+
+@dataclass(frozen=True)
+class RequestTarget:
+    """Which model a request is for, as the adapter declares it (never inferred from a name)."""
+
+    model_id: str
+    provider: str = "unknown"
+    api_mode: str = "chat"
+
+    def __post_init__(self) -> None:
+        for name in ("model_id", "provider", "api_mode"):
+            _text(getattr(self, name), name)
+
+    @classmethod
+    def from_model(cls, model: Any) -> RequestTarget:
+        """The target a model adapter declares through ``model_id`` (and ``provider`` if it has one)."""
+        if model is None:
+            return cls("unknown")
+        return cls(
+            str(getattr(model, "model_id", "unknown") or "unknown"),
+            str(getattr(model, "provider", "unknown")),
+        )
+
+    def to_dict(self) -> dict[str, str]:
+        """The target as JSON data."""
+        return {"model_id": self.model_id, "provider": self.provider, "api_mode": self.api_mode}
+
+
+@dataclass(frozen=True)
+class ReasoningPolicy:
+    """What to do with model reasoning from earlier exchanges."""
+
+    mode: str = "preserve_if_supported"
+    allow_loss: bool = False
+
+    def __post_init__(self) -> None:
+        if self.mode not in _REASONING:
+            raise ContextError(f"reasoning mode {self.mode!r} is not one of {sorted(_REASONING)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The policy as JSON data."""
+        return {"mode": self.mode, "allow_loss": self.allow_loss}
+
+
+@dataclass(frozen=True)
+class ContinuationRef:
+    """A provider-side continuation (e.g. a stored response) this request builds on."""
+
+    reference_id: str
+    model_id: str
+    provider: str = "unknown"
+    exchange_id: str | None = None  # the newest exchange the provider already holds, if known
+
+    def __post_init__(self) -> None:
+        _text(self.reference_id, "reference_id")
+        _text(self.model_id, "model_id")
+        _text(self.provider, "provider")
+
+    def assert_compatible(self, target: RequestTarget) -> None:
+        """Raise when the continuation belongs to another model or provider."""
+        if (self.model_id, self.provider) != (target.model_id, target.provider):
+            raise ContextError(
+                f"continuation {self.reference_id!r} belongs to {self.provider}/{self.model_id}, "
+                f"not {target.provider}/{target.model_id}"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The reference as JSON data."""
+        return {
+            "reference_id": self.reference_id,
+            "model_id": self.model_id,
+            "provider": self.provider,
+            "exchange_id": self.exchange_id,
+        }
+
+
+@dataclass(frozen=True)
+class ArtifactRef:
+    """A reference to an artifact the request mentions (never its body)."""
+
+    artifact_id: str
+    media_type: str = "application/octet-stream"
+    required: bool = False
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        _text(self.artifact_id, "artifact_id")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The reference as JSON data."""
+        return {
+            "artifact_id": self.artifact_id,
+            "media_type": self.media_type,
+            "required": self.required,
+            "description": self.description,
+        }
+
+
+@dataclass(frozen=True)
+class CompactionReceipt:
+    """Declares a lossy compaction: which exchanges went in, the digest of what came out, the losses."""
+
+    receipt_id: str
+    input_exchange_ids: tuple[str, ...]
+    output_digest: str
+    policy_id: str
+    declared_losses: tuple[str, ...] = ()
+    model_reference: str | None = None
+
+    def __post_init__(self) -> None:
+        _text(self.receipt_id, "receipt_id")
+        _text(self.policy_id, "policy_id")
+        ids = tuple(self.input_exchange_ids)
+        if not ids or any(not isinstance(i, str) or not i for i in ids) or len(set(ids)) != len(ids):
+            raise ContextError(f"receipt {self.receipt_id!r} must name unique, non-empty input exchange ids")
+        object.__setattr__(self, "input_exchange_ids", ids)
+        object.__setattr__(self, "declared_losses", tuple(str(loss) for loss in self.declared_losses))
+        if not isinstance(self.output_digest, str) or not _SHA256.fullmatch(self.output_digest):
+            raise ContextError(f"receipt {self.receipt_id!r} output_digest must be a lowercase SHA-256 hex")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The receipt in full, as the trace records it."""
+        return {
+            "receipt_id": self.receipt_id,
+            "policy_id": self.policy_id,
+            "input_exchange_ids": list(self.input_exchange_ids),
+            "output_digest": self.output_digest,
+            "declared_losses": list(self.declared_losses),
+            "model_reference": self.model_reference,
+        }
+
+
+@dataclass(frozen=True)
+class SelectionReport:
+    """What a request view selected and omitted, with units, reasons and per-category usage."""
+
+    selected_item_ids: tuple[str, ...]
+    omitted_item_ids: tuple[str, ...]
+    selected_exchange_ids: tuple[str, ...]
+    omitted_exchange_ids: tuple[str, ...]
+    selected_categories: tuple[str, ...]
+    omitted_categories: tuple[str, ...]
+    selected_context_ids: tuple[str, ...]
+    omitted_context_ids: tuple[str, ...]
+    total_units: int
+    selected_units: int
+    omitted_units: int
+    unit: str
+    reasons: tuple[str, ...] = ()
+    context_decisions_json: tuple[str, ...] = field(default=(), repr=False)
+    used_by_category: tuple[tuple[str, int], ...] = ()
+    protected_exchange_ids: tuple[str, ...] = ()
+    exchange_units: tuple[tuple[str, int], ...] = field(default=(), repr=False)
+
+    @property
+    def context_decisions(self) -> list[dict[str, Any]]:
+        """Every contribution chosen or dropped: id, source, units, priority, required, reason."""
+        return [json.loads(text) for text in self.context_decisions_json]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON data."""
+        return {
+            "selected_item_ids": list(self.selected_item_ids),
+            "omitted_item_ids": list(self.omitted_item_ids),
+            "selected_exchange_ids": list(self.selected_exchange_ids),
+            "omitted_exchange_ids": list(self.omitted_exchange_ids),
+            "selected_categories": list(self.selected_categories),
+            "omitted_categories": list(self.omitted_categories),
+            "selected_context_ids": list(self.selected_context_ids),
+            "omitted_context_ids": list(self.omitted_context_ids),
+            "total_units": self.total_units,
+            "selected_units": self.selected_units,
+            "omitted_units": self.omitted_units,
+            "unit": self.unit,
+            "reasons": list(self.reasons),
+            "context_decisions": self.context_decisions,
+            "used_by_category": dict(self.used_by_category),
+            "protected_exchange_ids": list(self.protected_exchange_ids),
+            "exchange_units": dict(self.exchange_units),
+        }
+
+
+# ------------------------------------------------------------------------------ request view
+
+
+def _json_list(values: Iterable[str]) -> str:
+    # Each element is already canonical JSON, so joining them is the canonical JSON of the list.
+    return "[" + ",".join(values) + "]"
+
+
+@dataclass(frozen=True)
+class RequestView:
+    """One immutable, deterministic provider-neutral model request view."""
+
+    request_id: str
+    target: RequestTarget
+    source_log_id: str
+    source_log_digest: str
+    selected_items_json: tuple[str, ...] = field(repr=False)
+    instructions_json: tuple[str, ...] = field(default=(), repr=False)
+    tool_schemas_json: tuple[str, ...] = field(default=(), repr=False)
+    context_json: tuple[str, ...] = field(default=(), repr=False)
+    capability_requirements: tuple[str, ...] = ()
+    reasoning_policy: ReasoningPolicy = field(default_factory=ReasoningPolicy)
+    continuation: ContinuationRef | None = None
+    context_budget: ContextBudget = field(default_factory=ContextBudget)
+    selection: SelectionReport = field(
+        default_factory=lambda: SelectionReport((), (), (), (), (), (), (), (), 0, 0, 0, "characters")
+    )
+    compaction_receipts: tuple[CompactionReceipt, ...] = ()
+    artifact_refs: tuple[ArtifactRef, ...] = ()
+    steering_boundary_json: str = "{}"
+    correlation_facts_json: tuple[str, ...] = field(default=(), repr=False)
+    provenance_json: str = "{}"
+    protocol_id: str = "unknown"
+    tool_use_policy: str = "auto"
+    tool_use_satisfied: bool = False
+    schema_version: str = REQUEST_VIEW_SCHEMA_VERSION
+
+    def __post_init__(self) -> None:
+        if self.schema_version != REQUEST_VIEW_SCHEMA_VERSION:
+            raise ContextError(f"unsupported request view schema {self.schema_version!r}")
+        _text(self.request_id, "request_id")
+        _text(self.protocol_id, "protocol_id")
+        if self.tool_use_policy not in _TOOL_USE:
+            raise ContextError(f"tool_use_policy {self.tool_use_policy!r} is not one of {sorted(_TOOL_USE)}")
+        for name in (
+            "selected_items_json",
+            "instructions_json",
+            "tool_schemas_json",
+            "context_json",
+            "correlation_facts_json",
+            "capability_requirements",
+            "compaction_receipts",
+            "artifact_refs",
+        ):
+            if not isinstance(getattr(self, name), tuple):
+                raise ContextError(f"{name} must be a tuple (the view is immutable)")
+        if self.continuation is not None:
+            self.continuation.assert_compatible(self.target)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    @property
+    def selected_items(self) -> list[dict[str, Any]]:
+        """The selected exchange items as JSON data, in log order."""
+        return [json.loads(text) for text in self.selected_items_json]
+
+    @property
+    def instructions(self) -> list[dict[str, Any]]:
+        """The instructions as JSON data."""
+        return [json.loads(text) for text in self.instructions_json]
+
+    @property
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The tool schemas as JSON data (only ever the caller's, never from context)."""
+        return [json.loads(text) for text in self.tool_schemas_json]
+
+    @property
+    def context_contributions(self) -> list[dict[str, Any]]:
+        """The selected context contributions as JSON data."""
+        return [json.loads(text) for text in self.context_json]
+
+    @property
+    def selected_digest(self) -> str:
+        """SHA-256 of the selected exchange projection (what a compaction receipt must match)."""
+        return sha256_text(_json_list(self.selected_items_json))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole view as JSON data."""
+        return {
+            "schema_version": self.schema_version,
+            "request_id": self.request_id,
+            "target": self.target.to_dict(),
+            "source": {"log_id": self.source_log_id, "log_digest": self.source_log_digest},
+            "selected_items": self.selected_items,
+            "instructions": self.instructions,
+            "tool_schemas": self.tool_schemas,
+            "context_contributions": self.context_contributions,
+            "capability_requirements": list(self.capability_requirements),
+            "reasoning_policy": self.reasoning_policy.to_dict(),
+            "continuation": self.continuation.to_dict() if self.continuation else None,
+            "context_budget": self.context_budget.to_dict(),
+            "selection": self.selection.to_dict(),
+            "compaction_receipts": [r.to_dict() for r in self.compaction_receipts],
+            "artifact_refs": [a.to_dict() for a in self.artifact_refs],
+            "steering_boundary": json.loads(self.steering_boundary_json),
+            "correlation_facts": [json.loads(t) for t in self.correlation_facts_json],
+            "provenance": json.loads(self.provenance_json),
+            "protocol_id": self.protocol_id,
+            "tool_use_policy": self.tool_use_policy,
+            "tool_use_satisfied": self.tool_use_satisfied,
+        }
+
+    def to_json(self) -> str:
+        """The canonical JSON text of :meth:`to_dict` (byte-identical across processes)."""
+        return canonical_json(self.to_dict(), "request view")
+
+    def to_messages(self) -> list[dict[str, str]]:
+        """Project the view to chat messages: one system message, user-placed context, the exchanges.
+
+        Instructions and system/developer-placed context share the system message (chat APIs
+        have no separate developer role everywhere); user-placed context precedes the exchanges.
+        Tool schemas are not messages: the caller passes its own tool specs to the model.
+        """
+        system: list[str] = [str(i["content"]) for i in self.instructions]
+        user_context: list[str] = []
+        for c in self.context_contributions:
+            value = c["value"]
+            text = value if isinstance(value, str) else canonical_json(value)
+            block = f"[context {c['contribution_id']} from {c['source']}]\n{text}"
+            (user_context if c["requested_placement"] == "user" else system).append(block)
+        messages: list[dict[str, str]] = []
+        if system:
+            messages.append({"role": "system", "content": "\n\n".join(system)})
+        if user_context:
+            messages.append({"role": "user", "content": "\n\n".join(user_context)})
+        messages.extend({"role": i["role"], "content": i["content"]} for i in self.selected_items)
+        return messages
+
+    # -- building ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_exchange_log(
+        cls,
+        log: ExchangeLog,
+        *,
+        model: Any = None,
+        target: RequestTarget | None = None,
+        instructions: Iterable[Mapping[str, Any]] = (),
+        tool_schemas: Iterable[Mapping[str, Any]] = (),
+        capability_requirements: Iterable[str] = (),
+        reasoning_policy: ReasoningPolicy | None = None,
+        continuation: ContinuationRef | None = None,
+        context_budget: ContextBudget | None = None,
+        context_contributions: Iterable[ContextContribution] = (),
+        context_selection_policy: Any = None,
+        context_unit_counter: Any = None,
+        compaction_receipts: Iterable[CompactionReceipt] = (),
+        compaction_policy: Any = None,
+        artifact_refs: Iterable[ArtifactRef] = (),
+        available_artifact_ids: Iterable[str] | None = None,
+        protocol_id: str = "unknown",
+        tool_use_policy: str = "auto",
+        tool_use_satisfied: bool = False,
+    ) -> RequestView:
+        """Build the request for the next model call from ``log`` (see the module docstring)."""
+        if not isinstance(log, ExchangeLog):
+            raise ContextError(f"log must be an ExchangeLog, got {type(log).__name__}")
+        resolved_target = target if target is not None else RequestTarget.from_model(model)
+        if continuation is not None:
+            continuation.assert_compatible(resolved_target)
+        budget = (
+            context_budget if context_budget is not None else DeclaredContextBudgetPolicy().budget_for(model)
+        )
+        counter = context_unit_counter if context_unit_counter is not None else default_unit_counter
+        selector = (
+            context_selection_policy
+            if context_selection_policy is not None
+            else PriorityContextSelectionPolicy()
+        )
+        unit, capacity = budget.unit, budget.max_input_units
+
+        def measure(value: Any, what: str) -> int:
+            units = counter(value, unit)
+            if not isinstance(units, int) or isinstance(units, bool) or units < 0:
+                raise ContextError(
+                    f"unit counter returned {units!r} for {what}; it must be a non-negative int"
+                )
+            return units
+
+        # Instructions and tool schemas: the caller's, validated and canonicalised.
+        instruction_values: list[dict[str, Any]] = []
+        for index, raw in enumerate(instructions):
+            item = dict(raw)
+            if item.get("role") not in ("system", "developer") or not isinstance(item.get("content"), str):
+                raise ContextError(f"instructions[{index}] needs role system|developer and string content")
+            instruction_values.append(item)
+        instructions_json = tuple(canonical_json(i, "instruction") for i in instruction_values)
+        tools_json = tuple(canonical_json(dict(s), "tool schema") for s in tool_schemas)
+        instruction_units = sum(measure(i["content"], "instructions") for i in instruction_values)
+        tool_units = sum(measure(t, "tool schemas") for t in tools_json)
+
+        references = tuple(artifact_refs)
+        available = set(available_artifact_ids or ())
+        for ref in references:
+            if not isinstance(ref, ArtifactRef):
+                raise ContextError(f"artifact_refs must hold ArtifactRef values, got {type(ref).__name__}")
+            if ref.required and ref.artifact_id not in available:
+                raise ContextError(f"required artifact {ref.artifact_id!r} is not available")
+        prior_receipts = tuple(compaction_receipts)
+        for receipt in prior_receipts:
+            if not isinstance(receipt, CompactionReceipt):
+                raise ContextError(
+                    f"compaction_receipts must hold CompactionReceipt, got {type(receipt).__name__}"
+                )
+
+        # Exchange units and protection. The builder alone decides what is protected.
+        records = log._records
+        default_chars = counter is default_unit_counter and unit == "characters"
+        units_of = [
+            r.chars
+            if default_chars
+            else sum(measure(i.content, f"exchange {r.exchange_id}") for i in r.items)
+            for r in records
+        ]
+        window = budget.protected_recent_exchanges
+        protected = [False] * len(records)
+        if window:
+            for k in range(max(0, len(records) - window), len(records)):
+                protected[k] = True
+        if continuation is not None:
+            # Conservative: the provider holds state for a prefix we cannot inspect, so removing any
+            # exchange could desynchronise it. Protect them all.
+            if continuation.exchange_id is not None and continuation.exchange_id not in log._by_id:
+                raise ContextError(f"continuation exchange {continuation.exchange_id!r} is not in the log")
+            protected = [True] * len(records)
+        for k, r in enumerate(records):
+            if not r.closed:
+                protected[k] = True  # an open exchange is still being written: never compacted
+        protected_units = sum(u for u, p in zip(units_of, protected, strict=True) if p)
+        base = instruction_units + tool_units
+        if base + protected_units > capacity:
+            raise ContextBudgetExceededError(
+                f"instructions ({instruction_units}), tools ({tool_units}) and protected exchanges "
+                f"({protected_units}) need {base + protected_units} {unit} but the budget is {capacity}; "
+                "protected exchanges are never removed to make a request fit"
+            )
+
+        # Context goes after the protected exchanges are reserved, so optional context can never
+        # push a protected exchange out, and a required contribution that cannot fit fails.
+        selection = selector.select(
+            tuple(context_contributions),
+            budget=budget,
+            already_used_units=base + protected_units,
+            counter=counter,
+        )
+        if not isinstance(selection, ContextSelection):
+            raise ContextError(f"selection policy returned {type(selection).__name__}, not ContextSelection")
+        if base + protected_units + selection.units_used > capacity:
+            raise ContextBudgetExceededError(
+                f"selection policy {getattr(selector, 'policy_id', selector)!r} selected "
+                f"{selection.units_used} {unit} of context, over the budget of {capacity}"
+            )
+        context_units = selection.units_used
+        used = base + protected_units + context_units
+        open_units = sum(u for u, p in zip(units_of, protected, strict=True) if not p)
+
+        omit = [False] * len(records)
+        if used + open_units > capacity:
+            need = used + open_units - capacity
+            freed = 0
+            for k in range(len(records)):  # oldest first
+                if freed >= need:
+                    break
+                if not protected[k]:
+                    omit[k] = True
+                    freed += units_of[k]
+            # Unprotected exchanges are all closed, so omitting all of them always frees enough;
+            # the only way to fail is the protected part, which was checked above.
+        omitted_ids = tuple(r.exchange_id for r, o in zip(records, omit, strict=True) if o)
+        selected_items_json = tuple(
+            t for r, o in zip(records, omit, strict=True) if not o for t in r.item_json
+        )
+        selected_digest = sha256_text(_json_list(selected_items_json))
+        new_receipts: tuple[CompactionReceipt, ...] = ()
+        if omitted_ids:
+            required_units = used + open_units
+            if compaction_policy is None:
+                raise ContextBudgetExceededError(
+                    f"the request needs {required_units} {unit} but the budget is {capacity}; exchanges "
+                    f"{list(omitted_ids)} could be omitted only through an explicit compaction policy and "
+                    "none is configured (existing receipts never authorise a new omission)"
+                )
+            receipt = compaction_policy.compact(
+                exchange_ids=omitted_ids,
+                selected_digest=selected_digest,
+                required_units=required_units,
+                available_units=capacity,
+            )
+            policy_name = getattr(compaction_policy, "policy_id", type(compaction_policy).__name__)
+            if receipt is None:
+                raise ContextBudgetExceededError(
+                    f"compaction policy {policy_name!r} declined to omit {list(omitted_ids)}; the request "
+                    f"needs {required_units} {unit} but the budget is {capacity}"
+                )
+            if not isinstance(receipt, CompactionReceipt):
+                raise ContextError(f"compaction policy {policy_name!r} returned {type(receipt).__name__}")
+            if receipt.input_exchange_ids != omitted_ids or receipt.output_digest != selected_digest:
+                raise ContextError(
+                    f"compaction receipt {receipt.receipt_id!r} does not match this request: it names "
+                    f"{list(receipt.input_exchange_ids)} -> {receipt.output_digest[:12]}, the build omits "
+                    f"{list(omitted_ids)} -> {selected_digest[:12]}"
+                )
+            new_receipts = (receipt,)
+        exchange_units_used = sum(u for u, o in zip(units_of, omit, strict=True) if not o)
+        used = base + context_units + exchange_units_used
+
+        # Report.
+        selected_records = [r for r, o in zip(records, omit, strict=True) if not o]
+        omitted_records = [r for r, o in zip(records, omit, strict=True) if o]
+        decisions = selection.decisions
+        context_total = sum(d.units for d in decisions)
+        total = base + context_total + sum(units_of)
+        report = SelectionReport(
+            selected_item_ids=tuple(i.item_id for r in selected_records for i in r.items),
+            omitted_item_ids=tuple(i.item_id for r in omitted_records for i in r.items),
+            selected_exchange_ids=tuple(r.exchange_id for r in selected_records),
+            omitted_exchange_ids=omitted_ids,
+            selected_categories=tuple(sorted({i.kind for r in selected_records for i in r.items})),
+            omitted_categories=tuple(sorted({i.kind for r in omitted_records for i in r.items})),
+            selected_context_ids=tuple(d.contribution.contribution_id for d in selection.selected),
+            omitted_context_ids=tuple(d.contribution.contribution_id for d in selection.omitted),
+            total_units=total,
+            selected_units=used,
+            omitted_units=total - used,
+            unit=unit,
+            reasons=(
+                f"context_policy:{getattr(selector, 'policy_id', type(selector).__name__)}",
+                "protected:recent_window,open_exchanges" + (",continuation" if continuation else ""),
+                "omission:compaction_receipt" if omitted_ids else "omission:none",
+            ),
+            context_decisions_json=tuple(canonical_json(d.to_dict()) for d in decisions),
+            used_by_category=(
+                ("instructions", instruction_units),
+                ("tools", tool_units),
+                ("context", context_units),
+                ("exchanges", exchange_units_used),
+            ),
+            protected_exchange_ids=tuple(r.exchange_id for r, p in zip(records, protected, strict=True) if p),
+            exchange_units=tuple((r.exchange_id, u) for r, u in zip(records, units_of, strict=True)),
+        )
+        requirements = set(map(str, capability_requirements))
+        if any(i.tool_calls for r in selected_records for i in r.items):
+            requirements.add("tool_calls")
+        if continuation is not None:
+            requirements.add("continuation")
+        correlations = tuple(
+            canonical_json(
+                {"exchange_id": r.exchange_id, "tool_calls": [n for i in r.items for n, _ in i.tool_calls]}
+            )
+            for r in selected_records
+            if any(i.tool_calls for i in r.items)
+        )
+        open_ids = [r.exchange_id for r in records if not r.closed]
+        context_json = tuple(canonical_json(c.to_dict()) for c in selection.selected_contributions)
+        receipts = prior_receipts + new_receipts
+        source_digest = log.digest()
+        identity = canonical_json(
+            {
+                "target": resolved_target.to_dict(),
+                "source_log_digest": source_digest,
+                "selected_digest": selected_digest,
+                "instructions": list(instructions_json),
+                "tools": list(tools_json),
+                "context": [c.digest + ":" + c.contribution_id for c in selection.selected_contributions],
+                "receipts": [r.receipt_id for r in receipts],
+                "budget": budget.to_dict(),
+            }
+        )
+        return cls(
+            request_id="request_" + sha256_text(identity)[:24],
+            target=resolved_target,
+            source_log_id=log.log_id,
+            source_log_digest=source_digest,
+            selected_items_json=selected_items_json,
+            instructions_json=instructions_json,
+            tool_schemas_json=tools_json,
+            context_json=context_json,
+            capability_requirements=tuple(sorted(requirements)),
+            reasoning_policy=reasoning_policy if reasoning_policy is not None else ReasoningPolicy(),
+            continuation=continuation,
+            context_budget=budget,
+            selection=report,
+            compaction_receipts=receipts,
+            artifact_refs=references,
+            steering_boundary_json=canonical_json(
+                {"state": "open" if open_ids else "safe", "open_exchange_ids": open_ids}
+            ),
+            correlation_facts_json=correlations,
+            provenance_json=canonical_json(
+                {
+                    "builder": REQUEST_BUILDER_VERSION,
+                    "source": "ExchangeLog",
+                    "selected_digest": selected_digest,
+                    "compaction_policy": getattr(compaction_policy, "policy_id", None)
+                    if compaction_policy is not None
+                    else None,
+                }
+            ),
+            protocol_id=protocol_id,
+            tool_use_policy=tool_use_policy,
+            tool_use_satisfied=bool(tool_use_satisfied),
+        )
