@@ -190,6 +190,10 @@ class ExchangeLog:
         """Snapshots of every exchange in log order."""
         return tuple(Exchange(r.exchange_id, r.step_id, tuple(r.items), r.closed) for r in self._records)
 
+    def summaries(self) -> list[tuple[str, int, bool]]:
+        """``(exchange_id, step_id, closed)`` of every exchange in log order (no item copies)."""
+        return [(r.exchange_id, r.step_id, r.closed) for r in self._records]
+
     @property
     def last_exchange_id(self) -> str | None:
         """The newest exchange's id, or None for an empty log."""
@@ -507,24 +511,22 @@ class RequestView:
         return canonical_json(self.to_dict(), "request view")
 
     def to_messages(self) -> list[dict[str, str]]:
-        """Project the view to chat messages: one system message, user-placed context, the exchanges.
+        """Project the view to chat messages whose content is exactly what the budget counted.
 
-        Instructions and system/developer-placed context share the system message (chat APIs
-        have no separate developer role everywhere); user-placed context precedes the exchanges.
-        Tool schemas are not messages: the caller passes its own tool specs to the model.
+        Instructions first (system), then one message per selected contribution (system for
+        system/developer placement, user for user placement), then the selected exchange items.
+        No framing text is added, so the characters sent equal the characters budgeted. Tool
+        schemas are not messages: the caller passes its own tool specs to the model.
         """
-        system: list[str] = [str(i["content"]) for i in self.instructions]
-        user_context: list[str] = []
-        for c in self.context_contributions:
-            value = c["value"]
-            text = value if isinstance(value, str) else canonical_json(value)
-            block = f"[context {c['contribution_id']} from {c['source']}]\n{text}"
-            (user_context if c["requested_placement"] == "user" else system).append(block)
-        messages: list[dict[str, str]] = []
-        if system:
-            messages.append({"role": "system", "content": "\n\n".join(system)})
-        if user_context:
-            messages.append({"role": "user", "content": "\n\n".join(user_context)})
+        messages = [{"role": "system", "content": str(i["content"])} for i in self.instructions]
+        contributions = self.context_contributions
+        for placement_roles, role in (({"system", "developer"}, "system"), ({"user"}, "user")):
+            for c in contributions:
+                if c["requested_placement"] in placement_roles:
+                    value = c["value"]
+                    messages.append(
+                        {"role": role, "content": value if isinstance(value, str) else canonical_json(value)}
+                    )
         messages.extend({"role": i["role"], "content": i["content"]} for i in self.selected_items)
         return messages
 

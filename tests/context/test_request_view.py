@@ -122,11 +122,15 @@ def test_fitting_request_selects_everything_and_projects_messages() -> None:
     assert used["context"] == len("Use notes.") + len('{"lang":"en"}')
     assert s.selected_units == sum(used.values()) == s.total_units and s.omitted_units == 0
     messages = v.to_messages()
-    assert messages[0]["role"] == "system" and "Be brief." in messages[0]["content"]
-    assert "Use notes." in messages[0]["content"]
-    assert messages[1] == {"role": "user", "content": '[context pref from user]\n{"lang":"en"}'}
+    assert messages[:3] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "system", "content": "Use notes."},
+        {"role": "user", "content": '{"lang":"en"}'},
+    ]
     assert messages[-1] == {"role": "user", "content": "now?"}
-    assert len(messages) == 2 + 7
+    assert len(messages) == 3 + 7
+    # What is sent is exactly what was budgeted (tool schemas travel outside the messages).
+    assert sum(len(m["content"]) for m in messages) == s.selected_units - used["tools"]
     assert v.tool_schemas == [{"name": "add", "parameters": {"type": "object"}}]
     assert v.request_id.startswith("request_") and v.source_log_digest == log.digest()
 
