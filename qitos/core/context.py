@@ -406,9 +406,8 @@ class PriorityContextSelectionPolicy:
                     f"{max(left, 0)} of {capacity} remain; required context is never dropped"
                 )
             else:
-                omitted.append(
-                    ContextDecision(item, units, False, f"over budget: needs {units}, {max(left, 0)} left")
-                )
+                why = f"needs {units}, {left} left" if left >= 0 else f"budget already exceeded by {-left}"
+                omitted.append(ContextDecision(item, units, False, f"over budget: {why}"))
         return ContextSelection(
             selected=tuple(selected),
             omitted=tuple(omitted),

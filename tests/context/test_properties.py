@@ -55,7 +55,7 @@ def test_selection_properties(
     assert not set(selected_ids) & set(omitted_ids)
     # Required always in; every omission has a reason and really did not fit.
     assert {c.contribution_id for c in items if c.required} <= set(selected_ids)
-    left = max(0, capacity - already - sel.units_used)
+    left = capacity - already - sel.units_used
     for d in sel.omitted:
         assert d.reason.startswith("over budget") and d.units > left
     # The same input (in any order) gives the same output.
