@@ -1,0 +1,37 @@
+"""Fixtures for skill-library tests: a SQLite library in a temp dir and captured run events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
+from qitos.trace import sink
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """Where the test's skill database lives."""
+    return tmp_path / "skills.db"
+
+
+@pytest.fixture
+def library(db_path: Path) -> Iterator[SqliteToolLibrary]:
+    """An open library in namespace 'research', closed after the test."""
+    with SqliteToolLibrary(db_path, namespace="research") as lib:
+        yield lib
+
+
+@pytest.fixture
+def events() -> Iterator[list[tuple[str, dict[str, Any]]]]:
+    """Run events emitted through qitos.trace.sink while the test runs, as (kind, payload)."""
+    captured: list[tuple[str, dict[str, Any]]] = []
+
+    def emitter(kind: str, payload: dict[str, Any], *, ok: bool = True, error: str | None = None) -> None:
+        captured.append((kind, payload))
+
+    with sink.bind(emitter):
+        yield captured
