@@ -1,0 +1,83 @@
+"""Run an agent to the end without the TUI: write its trace and print a short summary (scripts, CI)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from qitos.trace.writer import TraceWriter
+
+EXIT_OK = 0
+EXIT_RUN_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+def run_headless(
+    agent: Any,
+    task: Any,
+    *,
+    trace_dir: str | Path = "./runs",
+    run_id: str | None = None,
+    prefix: str | None = None,
+    source: str | Path | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Run ``agent`` on ``task`` to the end, resuming through any pause, and return an exit code.
+
+    0: the run finished; 1: it ended in failure (unrecoverable error); 2: the agent raised or could
+    not be built into an Engine. The trace is finalised in every case.
+    """
+    out = out or sys.stdout
+    err = err or sys.stderr
+    label = str(source) if source is not None else type(agent).__name__
+    try:
+        writer = TraceWriter(trace_dir, run_id=run_id, prefix=prefix)
+    except OSError as exc:
+        print(f"qitos-tui: cannot write traces to {trace_dir}: {exc.strerror or exc}", file=err)
+        return EXIT_BAD_INPUT
+    try:
+        engine = agent.build_engine(trace_writer=writer)
+    except Exception as exc:  # noqa: BLE001 - a bad configuration is the user's error to see
+        writer.finalize(status="failed", summary={"error": f"{type(exc).__name__}: {exc}"})
+        print(f"qitos-tui: {label}: cannot build the engine: {type(exc).__name__}: {exc}", file=err)
+        return EXIT_BAD_INPUT
+    try:
+        result = engine.run(task)
+        while result.status == "paused" and result.snapshot is not None:
+            snap = result.snapshot
+            pending = ", ".join(_action_name(a) for a in snap.pending_actions) or "nothing pending"
+            print(
+                f"paused at step {snap.step_id} ({snap.boundary}) by {snap.policy_id}: {snap.reason}; "
+                f"pending: {pending} — resuming (headless)",
+                file=out,
+            )
+            result = engine.resume(snap)
+    except Exception as exc:  # noqa: BLE001 - the Engine finalised the trace; report one line
+        print(f"qitos-tui: {label}: the agent raised {type(exc).__name__}: {exc}", file=err)
+        print(f"trace: {writer.run_dir}", file=err)
+        return EXIT_BAD_INPUT
+    finally:
+        writer.close()
+    _print_summary(result, writer.run_dir, out)
+    return EXIT_RUN_FAILED if result.status == "failed" else EXIT_OK
+
+
+def _action_name(action: Any) -> str:
+    """A pending action's tool name, for the pause line."""
+    return str(getattr(action, "name", None) or (action.get("name") if isinstance(action, dict) else action))
+
+
+def _print_summary(result: Any, run_dir: Path, out: TextIO) -> None:
+    """A few lines: status, steps, stop reason, tokens, the final answer and where the trace is."""
+    print(f"run {result.run_id}: {result.status}", file=out)
+    print(
+        f"  steps: {result.step_count}   stop reason: {result.stop_reason}   tokens: {result.token_usage}",
+        file=out,
+    )
+    if result.final_result:
+        print(f"  result: {result.final_result}", file=out)
+    if result.error:
+        print(f"  error: {result.error}", file=out)
+    print(f"  trace: {run_dir}", file=out)
