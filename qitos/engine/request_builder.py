@@ -51,7 +51,7 @@ def view_payload(
     selected = set(s.selected_exchange_ids)
     protected = set(s.protected_exchange_ids)
     units = dict(s.exchange_units)
-    provenance = view.to_dict()["provenance"]
+    provenance = view.provenance
     budget = view.context_budget
     return {
         "request_view_id": view.request_id,
