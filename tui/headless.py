@@ -6,10 +6,10 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from qitos.trace.errors import TraceError
 from qitos.trace.writer import TraceWriter
 
 EXIT_OK = 0
-EXIT_RUN_FAILED = 1
 EXIT_BAD_INPUT = 2
 
 
@@ -26,16 +26,16 @@ def run_headless(
 ) -> int:
     """Run ``agent`` on ``task`` to the end, resuming through any pause, and return an exit code.
 
-    0: the run finished; 1: it ended in failure (unrecoverable error); 2: the agent raised or could
-    not be built into an Engine. The trace is finalised in every case.
+    0: the run finished; 2: the agent raised (the Engine records it as a failed run), or could not
+    be built into an Engine. The trace is finalised in every case.
     """
     out = out or sys.stdout
     err = err or sys.stderr
     label = str(source) if source is not None else type(agent).__name__
     try:
         writer = TraceWriter(trace_dir, run_id=run_id, prefix=prefix)
-    except OSError as exc:
-        print(f"qitos-tui: cannot write traces to {trace_dir}: {exc.strerror or exc}", file=err)
+    except (OSError, TraceError, ValueError) as exc:
+        print(f"qitos-tui: cannot write traces to {trace_dir}: {exc}", file=err)
         return EXIT_BAD_INPUT
     try:
         engine = agent.build_engine(trace_writer=writer)
@@ -61,7 +61,18 @@ def run_headless(
     finally:
         writer.close()
     _print_summary(result, writer.run_dir, out)
-    return EXIT_RUN_FAILED if result.status == "failed" else EXIT_OK
+    if result.status == "failed":
+        print(f"qitos-tui: {label}: the run failed: {_error_text(result.error)}", file=err)
+        return EXIT_BAD_INPUT
+    return EXIT_OK
+
+
+def _error_text(error: Any) -> str:
+    """A run's recorded error as one line (the Engine keeps it as RuntimeErrorInfo data)."""
+    if isinstance(error, dict):
+        return str(error.get("message") or error)
+    message = getattr(error, "message", None)
+    return str(message or error).splitlines()[0] if (message or error) else "unknown error"
 
 
 def _action_name(action: Any) -> str:
@@ -79,5 +90,5 @@ def _print_summary(result: Any, run_dir: Path, out: TextIO) -> None:
     if result.final_result:
         print(f"  result: {result.final_result}", file=out)
     if result.error:
-        print(f"  error: {result.error}", file=out)
+        print(f"  error: {_error_text(result.error)}", file=out)
     print(f"  trace: {run_dir}", file=out)
