@@ -146,9 +146,10 @@ class RequestBuilder:
         return self._log
 
     def start_run(self, run_id: str) -> None:
-        """Begin a fresh exchange log for ``run_id``; the same run id again (a resume) keeps the log."""
-        if run_id == self._run_id and len(self._log):
-            return
+        """Begin a fresh exchange log for ``run_id`` and reset every contributor for it.
+
+        A paused run resumes without calling this: its log lives on in this builder.
+        """
         self._run_id = run_id
         self._log = ExchangeLog(run_id)
         self._count = 0

@@ -209,15 +209,15 @@ def test_a_retried_call_reuses_the_step_turn() -> None:
     assert retry.request_id == "run-r:req-0002"
 
 
-def test_start_run_resets_contributors_and_a_resume_keeps_the_log() -> None:
+def test_start_run_starts_a_fresh_log_and_resets_contributors() -> None:
     live = CountingContributor()
     builder = RequestBuilder(contributors=[live])
     builder.start_run("run-1")
     builder.build(step_id=0, system_prompt=None, user_text="a")
-    builder.start_run("run-1")  # resume of the same run
     assert len(builder.exchange_log) == 1 and live.resets == ["run-1"]
     builder.start_run("run-2")
     assert len(builder.exchange_log) == 0 and live.resets == ["run-1", "run-2"]
+    assert builder.exchange_log.log_id == "run-2"
     assert builder.build(step_id=0, system_prompt=None, user_text="b").request_id == "run-2:req-0001"
     builder.close()
     assert live.closed
