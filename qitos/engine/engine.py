@@ -889,7 +889,7 @@ class Engine(Generic[StateT, ObservationT, ActionT]):
         payload = exc.info.to_dict()
         payload["retrying"] = retrying
         self._emit(run, "error", payload, ok=False, error=exc.info.message)
-        self._call_hooks("on_error", run, exc.info.phase, **payload)
+        self._call_hooks("on_error", run, exc.info.phase, error=payload)
 
     def _fatal(self, run: RunState, phase: str, message: str, *, state: bool = False) -> None:
         cls = StateExecutionError if state else SystemExecutionError
