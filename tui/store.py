@@ -34,6 +34,7 @@ DISPLAY_STATUS = {
     STATUS_INTERRUPTED: "interrupted",
 }
 
+_SHOWN_PHASES = frozenset({"INIT", "OBSERVE", "DECIDE", "ACT", "END"})  # where a step got to
 BUDGET_CATEGORIES = ("instructions", "tools", "context", "exchanges")
 ACTION_WIDTH = 60
 
@@ -159,6 +160,8 @@ class RunStore:
         self.source: EventSource = source if source is not None else ListSource()
         self.run_id = run_id
         self.status = STATUS_RUNNING
+        # What the trace's manifest says (replay only): the last word when the events end early.
+        self.declared_status: str | None = None
         self.model_id = ""
         self.stop_reason: str | None = None
         self.final_result: Any = None
@@ -215,7 +218,7 @@ class RunStore:
         if phase.startswith("toolset_"):
             return
         step = self._step(ev.step_id, i)
-        if phase.isupper():
+        if phase in _SHOWN_PHASES:
             step.phase = phase
         if not ev.ok:
             step.ok = False
@@ -369,7 +372,10 @@ class RunStore:
     @property
     def display_status(self) -> str:
         """The header's status word: live, paused, finished, failed or interrupted."""
-        return DISPLAY_STATUS.get(self.status, self.status)
+        status = self.status
+        if self.declared_status and status in (STATUS_RUNNING, STATUS_PAUSED):
+            status = self.declared_status
+        return DISPLAY_STATUS.get(status, status)
 
     def used_series(self) -> list[float]:
         """Used budget units per step (0 where a step sent no request view), for the sparkline."""

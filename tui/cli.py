@@ -1,0 +1,124 @@
+"""The `qitos-tui` command: run an agent file live, run the demo, or replay recorded runs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.app import QitosApp
+
+DEFAULT_TRACE_DIR = "./runs"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="qitos-tui",
+        description="Run a QitOS agent live in a terminal UI, or replay a recorded run.",
+        epilog="Keys inside the app: ←/→ step, g go to, / search, p pause, r resume, s step, ? help, q quit.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = sub.add_parser(
+        "run",
+        help="import AGENT.py, build its agent and run it live",
+        description="Import AGENT.py, build its agent and run it live (the run is traced to --trace-dir).",
+    )
+    run.add_argument("agent_file", metavar="AGENT.py", help="a Python file that builds an agent (and a task)")
+    run.add_argument("--task", help="the task to give the agent (overrides the file's TASK)")
+    _common_run_args(run)
+
+    demo = sub.add_parser(
+        "demo",
+        help="run the bundled offline demo agent (no keys, no network)",
+        description="Run the bundled demo agent: it fixes a bug in a small project, pauses once before "
+        "writing a file (press r to resume), remembers why and publishes a skill.",
+    )
+    demo.add_argument(
+        "--step-delay",
+        type=float,
+        default=0.6,
+        metavar="S",
+        help="seconds to wait after each step so the run can be followed (default 0.6; 0 for none)",
+    )
+    demo.add_argument("--workspace", help="folder for the demo project (default: a fresh temporary folder)")
+    _common_run_args(demo)
+
+    replay = sub.add_parser(
+        "replay",
+        help="replay a recorded run, or pick one from a folder of runs",
+        description="Open a run directory (manifest.json, events.jsonl, steps.jsonl) or a folder of runs, "
+        "then pick one from the list.",
+    )
+    replay.add_argument("path", metavar="PATH", help="a run directory, or a folder holding run directories")
+    replay.add_argument("--export-dir", help="where `e` writes exported requests (default: current folder)")
+    return parser
+
+
+def _common_run_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--headless", action="store_true", help="run to the end without the UI and print a summary"
+    )
+    p.add_argument(
+        "--trace-dir",
+        default=DEFAULT_TRACE_DIR,
+        help=f"where run traces are written (default {DEFAULT_TRACE_DIR})",
+    )
+    p.add_argument("--export-dir", help="where `e` writes exported requests (default: current folder)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit status."""
+    args = _parser().parse_args(argv)
+    if args.command == "replay":
+        from tui.app import make_app
+
+        return _run_app(make_app(replay=args.path, export_dir=args.export_dir))
+    if args.command == "demo":
+        from qitos.demo import TASK, build_agent
+
+        try:
+            agent = build_agent(workspace=args.workspace)
+        except Exception as exc:  # a broken demo setup is reported, not dumped as a traceback
+            return _report_error(args, "The demo agent could not be built", f"{type(exc).__name__}: {exc}")
+        return _run_agent(args, agent, TASK, step_delay=args.step_delay)
+    from tui.loader import AgentLoadError, load_agent_file
+
+    try:
+        loaded = load_agent_file(args.agent_file, args.task)
+    except AgentLoadError as exc:
+        return _report_error(args, f"Cannot load {args.agent_file}", str(exc))
+    return _run_agent(args, loaded.agent, loaded.task, step_delay=0.0)
+
+
+def _run_agent(args: argparse.Namespace, agent: object, task: object, *, step_delay: float) -> int:
+    if args.headless:
+        from tui.headless import run_headless
+
+        return run_headless(agent, task, trace_dir=args.trace_dir)
+    from tui.app import make_app
+    from tui.live import LiveRun
+
+    live = LiveRun(agent, task, trace_dir=args.trace_dir, step_delay=step_delay)
+    return _run_app(make_app(live=live, export_dir=args.export_dir))
+
+
+def _report_error(args: argparse.Namespace, title: str, detail: str) -> int:
+    """Headless: one line on stderr; otherwise the app's error panel."""
+    if getattr(args, "headless", False):
+        print(f"qitos-tui: {title}: {detail}", file=sys.stderr)
+        return 2
+    from tui.app import make_app
+
+    return _run_app(make_app(error=(title, detail)))
+
+
+def _run_app(app: QitosApp) -> int:
+    app.run()
+    return int(app.return_code or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

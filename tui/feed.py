@@ -1,0 +1,32 @@
+"""EventFeed: the thread-safe hand-over of events from a producer thread to the UI's fold."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from qitos.trace.events import RunEvent
+
+
+class EventFeed:
+    """Producers push events from any thread; the UI drains them all at once on its own thread."""
+
+    def __init__(self, notify: Callable[[], None]) -> None:
+        self._notify = notify
+        self._lock = threading.Lock()
+        self._chunks: list[tuple[int | None, list[RunEvent]]] = []
+
+    def push(self, events: list[RunEvent], start: int | None = None) -> None:
+        """Queue ``events`` (the first at index ``start``, or next in order) and wake the UI."""
+        if not events:
+            return
+        with self._lock:
+            self._chunks.append((start, events))
+        # The notice is a replaceable message: a burst of pushes costs the UI one drain.
+        self._notify()
+
+    def drain(self) -> list[tuple[int | None, list[RunEvent]]]:
+        """Everything queued since the last drain, oldest first."""
+        with self._lock:
+            chunks, self._chunks = self._chunks, []
+        return chunks

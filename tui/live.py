@@ -1,0 +1,164 @@
+"""Live source: run an agent's Engine in a worker thread, tap its events, pause it through a policy.
+
+The TUI pauses a run only through :class:`TuiPausePolicy`, a LifecyclePolicy installed in the agent's
+composition config (an extension factory plus its name in ``lifecycle``). A pause makes
+``Engine.run`` return with a snapshot; resuming calls ``engine.resume(snapshot)``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from qitos.engine.hooks import EngineHook
+from qitos.engine.runtime import LifecyclePolicy, RuntimeSnapshotContext
+from qitos.trace.events import RunEvent
+from tui.store import RunStore
+
+POLICY_NAME = "qitos_tui_pause"
+
+
+class TuiPausePolicy(LifecyclePolicy):
+    """The TUI's own pause: at the next boundary on request, or after the current step when stepping."""
+
+    policy_id = RunStore.own_policy_id
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pause_next = False
+        self._after_step: int | None = None
+
+    def request_pause(self) -> None:
+        """Pause at the next step boundary the Engine asks about."""
+        with self._lock:
+            self._pause_next = True
+
+    def request_step(self, step_id: int) -> None:
+        """Let step ``step_id`` finish, then pause before the next step decides."""
+        with self._lock:
+            self._after_step = step_id
+
+    @property
+    def pending(self) -> bool:
+        """Whether a pause has been asked for and not yet taken."""
+        with self._lock:
+            return self._pause_next or self._after_step is not None
+
+    def should_pause(self, context: RuntimeSnapshotContext) -> bool:
+        """Called by the Engine's thread at each boundary."""
+        with self._lock:
+            if self._pause_next:
+                self._pause_next = False
+                self._after_step = None
+                return True
+            if (
+                self._after_step is not None
+                and context.step_id > self._after_step
+                and context.boundary == "before_decide"
+            ):
+                self._after_step = None
+                return True
+        return False
+
+
+def install_pause_policy(agent: Any, policy: TuiPausePolicy) -> None:
+    """Add the policy to the agent's composition config: an extension factory and its lifecycle name."""
+    config = getattr(agent, "config", None)
+    if not isinstance(config, dict):
+        raise TypeError(f"{type(agent).__name__} has no composition config (AgentModule(**config) sets one)")
+    extensions = dict(config.get("extensions") or {})
+    extensions[POLICY_NAME] = lambda *args, **kwargs: policy
+    config["extensions"] = extensions
+    lifecycle = [name for name in config.get("lifecycle") or [] if name != POLICY_NAME]
+    config["lifecycle"] = [*lifecycle, POLICY_NAME]
+
+
+class LiveTap(EngineHook):
+    """EngineHook whose ``on_event`` hands every event to the UI (called on the Engine's thread)."""
+
+    def __init__(self, sink: Callable[[RunEvent], None]) -> None:
+        super().__init__()
+        self._sink = sink
+
+    def on_event(self, event: RunEvent) -> None:
+        """Forward one event; the sink is thread-safe."""
+        self._sink(event)
+
+
+class LiveRun:
+    """One live run of an agent: the engine, its pause policy, and the snapshot while paused."""
+
+    def __init__(
+        self,
+        agent: Any,
+        task: Any,
+        *,
+        trace_dir: str | Path = "./runs",
+        step_delay: float = 0.0,
+        run_id: str | None = None,
+        clock: Callable[[], str] | None = None,
+    ) -> None:
+        self.agent = agent
+        self.task = task
+        self.trace_dir = Path(trace_dir)
+        self.step_delay = step_delay
+        self.run_id = run_id
+        self.clock = clock
+        self.policy = TuiPausePolicy()
+        self.snapshot: Any = None
+        self.engine: Any = None
+        self.writer: Any = None
+        install_pause_policy(agent, self.policy)
+
+    def build(self, sink: Callable[[RunEvent], None]) -> Any:
+        """Build the Engine with a trace writer and the event tap; a bad configuration still finalises the trace."""
+        from qitos.trace.writer import TraceWriter
+
+        self.writer = TraceWriter(self.trace_dir, run_id=self.run_id, clock=self.clock)
+        hooks: list[Any] = [LiveTap(sink)]
+        if self.step_delay > 0:
+            hooks.append(_StepDelay(self.step_delay))
+        try:
+            self.engine = self.agent.build_engine(trace_writer=self.writer, hooks=hooks)
+        except Exception as exc:
+            self.writer.finalize(status="failed", summary={"error": f"{type(exc).__name__}: {exc}"})
+            self.writer.close()
+            raise
+        return self.engine
+
+    def start(self) -> Any:
+        """Run from the beginning (blocking; call from a worker thread); returns the EngineResult."""
+        return self._settle(self.engine.run(self.task))
+
+    def resume(self) -> Any:
+        """Continue from the paused snapshot (blocking; call from a worker thread)."""
+        snapshot, self.snapshot = self.snapshot, None
+        if snapshot is None:
+            raise RuntimeError("the run is not paused: nothing to resume")
+        return self._settle(self.engine.resume(snapshot))
+
+    def cancel(self) -> None:
+        """Ask the Engine to stop at the next boundary (used when quitting a live run)."""
+        if self.engine is not None and hasattr(self.engine, "request_cancel"):
+            self.engine.request_cancel()
+
+    def _settle(self, result: Any) -> Any:
+        self.snapshot = getattr(result, "snapshot", None)
+        if self.snapshot is None and self.writer is not None:
+            self.writer.close()  # the run is over: release the trace's writer lock
+        return result
+
+
+class _StepDelay(EngineHook):
+    """Slows each step down so a person can follow the demo."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+        self._wake = threading.Event()
+
+    def on_step_end(self, ctx: Any) -> None:
+        """Wait a little at the end of every step."""
+        self._wake.wait(self.seconds)

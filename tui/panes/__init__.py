@@ -1,0 +1,1 @@
+"""One module per pane of the run screen; every pane derives from :class:`tui.panes.base.Pane`."""

@@ -1,0 +1,69 @@
+"""Budget pane: the selected request's budget as numbers and a bar, and used units across the run."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Sparkline
+
+from tui.panes.base import Pane, bar, kv
+from tui.store import BUDGET_CATEGORIES, StepSummary
+
+
+class BudgetPane(Pane):
+    """Max, used per category and available units; a sparkline of used units for every step."""
+
+    TITLE = "Budget"
+    DEFAULT_CSS = """
+    BudgetPane > Sparkline { height: 3; margin-top: 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        yield Sparkline([], id="budget-sparkline")
+
+    def show(self) -> None:
+        super().show()
+        if self.is_mounted:
+            series = self.store.used_series()
+            sparkline = self.query_one(Sparkline)
+            sparkline.display = any(series)
+            sparkline.data = series
+
+    def render_step(self, step: StepSummary) -> RenderableType:
+        store = self.store
+        totals = kv(
+            "run",
+            f"{len(store.steps)} steps · {store.total_tokens} tokens · {store.event_count} events",
+            style="bold",
+        )
+        budget = step.budget
+        if budget is None:
+            return Group(
+                totals,
+                Text(f"step {step.step}: no budget recorded for this request", style="dim"),
+                self._legend(),
+            )
+        unit = budget.get("unit") or "units"
+        max_units = int(budget.get("max_units") or 0)
+        used = budget.get("used") or {}
+        used_total = sum(used.values())
+        width = max(6, self.scrollable_content_region.width - 22)
+        lines = [totals, kv(f"step {step.step} max", f"{max_units} {unit}")]
+        for name in [*BUDGET_CATEGORIES, *(k for k in used if k not in BUDGET_CATEGORIES)]:
+            if name in used:
+                line = Text(f"{name:<13}{used[name]:>7} ", style="")
+                line.append(bar(used[name], max_units, width))
+                lines.append(line)
+        total_line = Text(f"{'used':<13}{used_total:>7} ", style="bold")
+        total_line.append(bar(used_total, max_units, width))
+        lines.append(total_line)
+        lines.append(kv(f"{'available':<13}", f"{budget.get('available_units'):>6}", style="green bold"))
+        lines.append(self._legend())
+        return Group(*lines)
+
+    def _legend(self) -> Text:
+        if not any(s.used_units for s in self.store.steps):
+            return Text("no step of this run recorded a budget", style="dim")
+        return Text("used units per step (whole run):", style="dim")

@@ -1,0 +1,178 @@
+"""Exchanges pane: the exchange log up to the selected step, by role, with tool calls and results."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.reactive import reactive
+
+from tui.panes.base import Pane
+from tui.store import Exchange, StepSummary, format_action
+
+FOLD_LINES = 6
+FOLD_CHARS = 400
+SHOWN_EXCHANGES = 30
+ROLE_STYLES = {"system": "magenta", "user": "cyan", "assistant": "green", "tool": "yellow"}
+
+
+def fold(text: str, expanded: bool) -> tuple[str, str | None]:
+    """``text`` cut to a few lines unless expanded, and the note saying what was folded away."""
+    if expanded:
+        return text, None
+    lines = text.splitlines()
+    if len(lines) <= FOLD_LINES and len(text) <= FOLD_CHARS:
+        return text, None
+    head = "\n".join(lines[:FOLD_LINES])[:FOLD_CHARS]
+    hidden_lines = max(0, len(lines) - len(head.splitlines()))
+    more = f"{len(text) - len(head)} more chars" + (f" on {hidden_lines} more lines" if hidden_lines else "")
+    return head, f"… {more} folded (x expands)"
+
+
+def as_text(value: Any) -> str:
+    """A payload value as readable text: strings as-is, the rest as indented JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=1, default=str)
+
+
+class ExchangesPane(Pane):
+    """Messages by role, tool calls and results, usage; exchanges left out of this request dimmed."""
+
+    TITLE = "Exchanges"
+
+    expanded: reactive[bool] = reactive(False)
+    """Show long payloads whole instead of folded."""
+    raw: reactive[bool] = reactive(False)
+    """Show the exchanges' events as raw JSON."""
+    search_text: reactive[str] = reactive("")
+    """The search text to highlight."""
+
+    def show(self) -> None:
+        super().show()
+        # The selected step's exchange is the newest one: keep the end of the log in view.
+        self.call_after_refresh(self.scroll_end, animate=False)
+
+    def watch_expanded(self) -> None:
+        self.show()
+
+    def watch_raw(self) -> None:
+        self.show()
+
+    def watch_search_text(self) -> None:
+        self.show()
+
+    def _omissions(self, step: StepSummary) -> tuple[set[str], dict[str, dict[str, Any]]]:
+        """Exchange ids left out of the step's request, and the receipt that accounts for each."""
+        if not step.requests:
+            return set(), {}
+        view = self.store.load(step.requests[-1]).payload.get("view")
+        if not isinstance(view, dict):
+            return set(), {}
+        omitted = {str(x) for x in view.get("omitted_exchange_ids") or []}
+        receipts: dict[str, dict[str, Any]] = {}
+        for receipt in view.get("receipts") or []:
+            if isinstance(receipt, dict):
+                for ex_id in receipt.get("input_exchange_ids") or []:
+                    receipts[str(ex_id)] = receipt
+        return omitted, receipts
+
+    def render_step(self, step: StepSummary) -> RenderableType:
+        pos = self.store.step_pos.get(step.step, 0)
+        begin, exchanges = self.store.exchanges_until(pos, SHOWN_EXCHANGES)
+        omitted, receipts = self._omissions(step)
+        parts: list[RenderableType] = []
+        if begin:
+            parts.append(Text(f"… {begin} earlier exchanges not shown", style="dim italic"))
+        if not exchanges:
+            parts.append(Text("no model exchange up to this step", style="dim"))
+        seen: set[tuple[str, str]] = set()
+        for ex in exchanges:
+            parts.append(
+                self._render_exchange(ex, ex.exchange_id in omitted, receipts.get(ex.exchange_id), seen)
+            )
+        return Group(*parts)
+
+    def _mark(self, text: Text) -> Text:
+        if self.search_text:
+            text.highlight_words([self.search_text], style="reverse", case_sensitive=False)
+        return text
+
+    def _block(self, label: str, body: str, style: str, dim: bool) -> list[Text]:
+        shown, note = fold(body, self.expanded)
+        head = Text(f"{label}: ", style=f"bold {style}")
+        head.append(self._mark(Text(shown)))
+        out = [head]
+        if note:
+            out.append(Text(note, style="dim italic"))
+        if dim:
+            for line in out:
+                line.stylize("dim")
+        return out
+
+    def _render_exchange(
+        self, ex: Exchange, dim: bool, receipt: dict[str, Any] | None, seen: set[tuple[str, str]]
+    ) -> RenderableType:
+        title = Text(f"── #{ex.number} {ex.exchange_id} · step {ex.step}", style="bold")
+        if ex.tokens:
+            title.append(f" · {ex.tokens} tokens", style="dim")
+        if dim:
+            title.stylize("dim")
+            title.append(" · omitted from this request", style="dim italic")
+            if receipt:
+                title.append(
+                    f" (receipt {receipt.get('receipt_id')} by {receipt.get('policy_id')})",
+                    style="dim italic",
+                )
+        lines: list[RenderableType] = [title]
+        indices = [i for i in (ex.request, ex.response) if i is not None] + ex.tool_calls + ex.tool_results
+        if self.raw:
+            for i in sorted(indices):
+                lines.extend(self._block("event", as_text(self.store.load(i).to_dict()), "blue", dim))
+            return Group(*lines)
+        if ex.request is not None:
+            for msg in self._messages(self.store.load(ex.request).payload):
+                key = (str(msg.get("role")), as_text(msg.get("content", "")))
+                if key in seen:
+                    continue  # each request repeats the history: show only what is new in it
+                seen.add(key)
+                lines.extend(self._block(key[0], key[1], ROLE_STYLES.get(key[0], ""), dim))
+        if ex.response is not None:
+            p = self.store.load(ex.response).payload
+            text = as_text(p.get("text", p.get("raw_output", "")))
+            seen.add(("assistant", text))  # later requests repeat it as history
+            lines.extend(self._block("assistant", text, "green", dim))
+            for call in p.get("tool_calls") or []:
+                lines.append(Text(f"  ⇒ {format_action(call)}", style="yellow dim" if dim else "yellow"))
+            usage = p.get("usage")
+            if isinstance(usage, dict) and usage:
+                figures = ", ".join(f"{k} {v}" for k, v in usage.items())
+                lines.append(Text(f"  usage: {figures}", style="dim"))
+        for i in ex.tool_results:
+            lines.extend(self._tool_result(self.store.load(i).payload, dim))
+        return Group(*lines)
+
+    @staticmethod
+    def _messages(payload: dict[str, Any]) -> list[dict[str, Any]]:
+        messages = payload.get("messages")
+        if isinstance(messages, list):
+            return [m for m in messages if isinstance(m, dict)]
+        if "prepared" in payload:  # upstream DECIDE/model_input without messages
+            return [{"role": "user", "content": payload["prepared"]}]
+        return []
+
+    def _tool_result(self, p: dict[str, Any], dim: bool) -> list[Text]:
+        if "action_results" in p:  # upstream ACT/action_results
+            out: list[Text] = []
+            for inv, res in zip(p.get("tool_invocations") or [], p.get("action_results") or [], strict=False):
+                name = inv.get("tool_name", "tool") if isinstance(inv, dict) else "tool"
+                status = inv.get("status", "") if isinstance(inv, dict) else ""
+                body = res.get("stdout", res) if isinstance(res, dict) else res
+                out.extend(self._block(f"tool {name} {status}", as_text(body), "yellow", dim))
+            return out
+        ok = p.get("ok", True)
+        label = f"tool {p.get('tool', '?')} {'ok' if ok else 'failed'}"
+        body = p.get("result") if ok else p.get("error")
+        return self._block(label, as_text(body), "yellow" if ok else "red", dim)

@@ -1,0 +1,111 @@
+"""Small modal screens: go to step, search, confirm quit, help from bindings, error panel."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+
+class PromptDialog(ModalScreen[str | None]):
+    """Ask for one line of text; dismisses with it, or None on escape."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, placeholder: str = "", *, value: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.placeholder = placeholder
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="dialog-title")
+            yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input")
+
+    @on(Input.Submitted)
+    def submit(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        """Close without an answer."""
+        self.dismiss(None)
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    """A yes/no question; y or enter says yes, n or escape says no."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.question, classes="dialog-title")
+            yield Button("Yes (y)", id="yes", variant="error")
+            yield Button("No (n)", id="no", variant="primary")
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        """Answer the question."""
+        self.dismiss(yes)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key of the screen below, generated from its bindings."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q", "close", "Close")]
+
+    def __init__(self, rows: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        table = Table(box=None, show_header=True, header_style="bold")
+        table.add_column("key")
+        table.add_column("does")
+        for key, description in self.rows:
+            table.add_row(Text(key, style="bold"), description)
+        with VerticalScroll(classes="dialog help"):
+            yield Label("Keys (escape closes)", classes="dialog-title")
+            yield Static(table)
+
+    def action_close(self) -> None:
+        """Close the help."""
+        self.dismiss(None)
+
+
+class ErrorScreen(ModalScreen[None]):
+    """The error panel: what failed and why, in the UI instead of a traceback on the terminal."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter", "close", "Close")]
+
+    def __init__(self, title: str, detail: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.detail = detail
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog error-panel"):
+            yield Label(Text(self.title_text, style="bold"), classes="dialog-title")
+            yield Static(Text(self.detail), id="error-detail")
+            yield Label(Text("escape closes · q quits", style="dim"))
+
+    def action_close(self) -> None:
+        """Close the panel."""
+        self.dismiss(None)

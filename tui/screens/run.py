@@ -1,0 +1,449 @@
+"""RunScreen: header, step list and the six panes over one RunStore, fed live or from a trace."""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Container, Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Tab, Tabs
+from textual.worker import get_current_worker
+
+from tui.feed import EventFeed
+from tui.live import LiveRun
+from tui.messages import EventsAvailable, FoldFinished, FoldProgress, RunCrashed, RunReturned, SearchResults
+from tui.panes.base import Pane
+from tui.panes.budget import BudgetPane
+from tui.panes.compaction import CompactionPane
+from tui.panes.context import ContextPane
+from tui.panes.exchanges import ExchangesPane
+from tui.panes.memory import MemoryPane
+from tui.panes.skills import SkillsPane
+from tui.screens.dialogs import ConfirmDialog, ErrorScreen, HelpScreen, PromptDialog
+from tui.search import export_request, search
+from tui.store import ListSource, RunStore
+from tui.widgets.run_header import RunHeader, StatusBar
+from tui.widgets.step_list import StepList
+
+PANES: tuple[type[Pane], ...] = (
+    ExchangesPane,
+    ContextPane,
+    BudgetPane,
+    CompactionPane,
+    MemoryPane,
+    SkillsPane,
+)
+FIRST_PAINT_EVENTS = 400  # folded before the first frame; the rest folds in the background
+FOLD_CHUNK = 2000
+WIDE = (160, 45)  # from this size on, every pane is on screen at once
+
+
+class RunScreen(Screen[None]):
+    """One run: navigate its steps, read each pane at the selected step, pause and resume it live."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,h", "step(-1)", "Prev"),
+        Binding("right,l", "step(1)", "Next"),
+        Binding("home", "edge(0)", "First", show=False),
+        Binding("end", "edge(1)", "Last", show=False),
+        Binding("g", "goto", "Go to"),
+        Binding("slash", "search", "Search"),
+        Binding("n", "match(1)", "Next match", show=False),
+        Binding("N", "match(-1)", "Prev match", show=False),
+        Binding("e", "export", "Export"),
+        Binding("p", "pause", "Pause"),
+        Binding("r", "resume", "Resume"),
+        Binding("s", "single_step", "Step"),
+        Binding("x", "expand", "Expand", show=False),
+        Binding("v", "raw", "Raw JSON", show=False),
+        *(Binding(str(k + 1), f"pane({k})", pane.TITLE, show=False) for k, pane in enumerate(PANES)),
+        Binding("question_mark", "help", "Help"),
+        Binding("escape", "back", "Runs", show=False),
+    ]
+
+    selected: reactive[int] = reactive(0)
+    """Position of the selected step; pushed down to the step list, the header and every pane."""
+    revision: reactive[int] = reactive(0)
+    """Bumped after the store folded new events (at most once per refresh tick)."""
+    expanded: reactive[bool] = reactive(False)
+    """Exchanges pane: show long payloads whole."""
+    raw: reactive[bool] = reactive(False)
+    """Exchanges pane: show raw event JSON."""
+    search_text: reactive[str] = reactive("")
+    """The current search text."""
+
+    def __init__(
+        self,
+        store: RunStore,
+        *,
+        replay: Any = None,
+        live: LiveRun | None = None,
+        notices: list[str] | None = None,
+        export_dir: Path | None = None,
+        from_list: bool = False,
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.replay = replay
+        self.live = live
+        self.export_dir = export_dir or Path.cwd()
+        self.from_list = from_list
+        self.feed = EventFeed(lambda: self.post_message(EventsAvailable()))
+        self.matches: list[tuple[int, int]] = []
+        self.notices = notices if notices is not None else []
+        self._dirty = False
+        self._follow = True
+        self._active_pane = 0
+        self._engine_running = False
+
+    # ---- layout ------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield RunHeader(self.store, id="header").data_bind(RunScreen.selected, RunScreen.revision)
+        yield StatusBar(self.store, self.notices, id="status").data_bind(RunScreen.revision)
+        with Horizontal(id="body"):
+            yield StepList(self.store, id="steps").data_bind(
+                cursor=RunScreen.selected, revision=RunScreen.revision
+            )
+            with Vertical(id="pane-area"):
+                yield Tabs(
+                    *(Tab(f"{k + 1} {p.TITLE}", id=f"tab-{k}") for k, p in enumerate(PANES)), id="pane-tabs"
+                )
+                with Container(id="panes"):
+                    for k, pane_cls in enumerate(PANES):
+                        pane = pane_cls(self.store, id=f"pane-{pane_cls.TITLE.lower()}")
+                        pane.data_bind(RunScreen.selected, RunScreen.revision)
+                        if isinstance(pane, ExchangesPane):
+                            pane.data_bind(RunScreen.expanded, RunScreen.raw, RunScreen.search_text)
+                        pane.set_class(k == 0, "-active")
+                        yield pane
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#pane-tabs", Tabs).can_focus = False
+        self.query_one(StepList).focus()
+        self._apply_size()
+        self.set_interval(1 / 20, self._flush)
+        if self.replay is not None:
+            # First paint from the first events; everything else folds in the background.
+            first = min(len(self.replay), FIRST_PAINT_EVENTS)
+            self.store.apply(self.replay.events(0, first), 0)
+            self._flush_now()
+            if first < len(self.replay):
+                self.fold_trace(first)
+        if self.live is not None:
+            self._engine_running = True
+            self.run_engine(resume=False)
+
+    def on_resize(self) -> None:
+        self._apply_size()
+
+    def _apply_size(self) -> None:
+        wide = self.size.width >= WIDE[0] and self.size.height >= WIDE[1]
+        self.set_class(wide, "-wide")
+
+    # ---- feeding the fold ----------------------------------------------------------------------
+    @on(EventsAvailable)
+    def _drain(self) -> None:
+        for start, events in self.feed.drain():
+            self.store.apply(events, start)
+            self._dirty = True
+
+    def _flush(self) -> None:
+        if self._dirty:
+            self._flush_now()
+
+    def _flush_now(self) -> None:
+        self._dirty = False
+        last = max(0, len(self.store.steps) - 1)
+        if self.live is not None and self._follow:
+            self.selected = last
+        self.revision += 1
+
+    @work(thread=True, exclusive=True, group="fold", exit_on_error=False, description="folding the trace")
+    def fold_trace(self, start: int) -> None:
+        """Read every event after the first paint and hand it to the fold in chunks, with progress."""
+        worker = get_current_worker()
+        total = len(self.replay)
+        chunk: list[Any] = []
+        index = start
+        for event in self.replay.events(start):
+            chunk.append(event)
+            if len(chunk) >= FOLD_CHUNK:
+                if worker.is_cancelled:
+                    return
+                self.feed.push(chunk, index)
+                index += len(chunk)
+                chunk = []
+                self.post_message(FoldProgress(index, total))
+        self.feed.push(chunk, index)
+        self.post_message(FoldFinished(index + len(chunk)))
+
+    @on(FoldProgress)
+    def _progress(self, message: FoldProgress) -> None:
+        pct = 100 * message.done // max(1, message.total)
+        self.query_one(RunHeader).progress = f"folding {pct}% ({message.done}/{message.total} events)"
+
+    @on(FoldFinished)
+    def _fold_done(self, message: FoldFinished) -> None:
+        self.query_one(RunHeader).progress = ""
+
+    # ---- live engine --------------------------------------------------------------------------
+    def _sink(self, event: Any) -> None:
+        assert isinstance(self.store.source, ListSource)
+        self.store.source.append(event)
+        self.feed.push([event])
+
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="running the agent")
+    def run_engine(self, resume: bool) -> None:
+        """Run (or resume) the Engine on this worker thread; report how it returned."""
+        live = self.live
+        assert live is not None
+        try:
+            if not resume:
+                live.build(self._sink)
+            result = live.resume() if resume else live.start()
+        except Exception as exc:  # the agent raised out of the Engine: show it, do not crash the UI
+            detail = "".join(traceback.format_exception(exc))
+            self.post_message(RunCrashed(f"The agent raised {type(exc).__name__}: {exc}", detail))
+            return
+        status = str(getattr(result, "status", "") or "")
+        stop = getattr(result, "stop_reason", None)
+        self.post_message(RunReturned(status, live.snapshot, str(stop) if stop is not None else None))
+
+    @on(RunReturned)
+    def _returned(self, message: RunReturned) -> None:
+        self._engine_running = False
+        self._drain()
+        self._flush_now()
+        self.refresh_bindings()
+        status_bar = self.query_one(StatusBar)
+        if message.snapshot is not None:
+            status_bar.note = ""
+        elif self.store.display_status == "failed":
+            self.app.push_screen(ErrorScreen("The run failed", self._failure_text()))
+
+    def _failure_text(self) -> str:
+        for step in reversed(self.store.steps):
+            for i in reversed(step.errors):
+                p = self.store.load(i).payload
+                return f"{p.get('category', 'error')} at step {step.step}: {p.get('message')}\n\n{p.get('details', '')}"
+            if step.error:
+                return f"step {step.step}: {step.error}"
+        return f"stop reason: {self.store.stop_reason}"
+
+    @on(RunCrashed)
+    def _crashed(self, message: RunCrashed) -> None:
+        self._engine_running = False
+        self._drain()
+        self._flush_now()
+        if self.store.status == "running":
+            self.store.status = "failed"
+        self.refresh_bindings()
+        self.app.push_screen(ErrorScreen(message.title, message.detail))
+
+    @property
+    def is_live(self) -> bool:
+        """Whether a live run is still going or paused (not yet finished)."""
+        return self.live is not None and (self._engine_running or self.live.snapshot is not None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide live-only keys in replay; grey out those that do not apply right now."""
+        if action in ("pause", "resume", "single_step"):
+            if self.live is None:
+                return False
+            paused = self.live.snapshot is not None
+            if action == "resume":
+                return True if paused else None
+            if action == "pause":
+                return True if self._engine_running else None
+            return True if (paused or self._engine_running) else None
+        if action == "back":
+            return self.from_list
+        return True
+
+    def action_pause(self) -> None:
+        """Ask the TUI's lifecycle policy to pause at the next step boundary."""
+        if self.live is None or not self._engine_running:
+            return
+        self.live.policy.request_pause()
+        self.query_one(StatusBar).note = "pause requested: the run stops at the next step boundary"
+
+    def action_resume(self) -> None:
+        """Resume the paused run from its snapshot."""
+        if self.live is None or self.live.snapshot is None:
+            self.notify("nothing to resume: the run is not paused", severity="warning")
+            return
+        self._start_resume("resumed")
+
+    def action_single_step(self) -> None:
+        """Run one step and pause again."""
+        if self.live is None:
+            return
+        pause = self.store.pause
+        current = pause.step if pause is not None else (self.store.steps[-1].step if self.store.steps else 0)
+        self.live.policy.request_step(current)
+        if self.live.snapshot is not None:
+            self._start_resume(f"running step {current}, then pausing")
+        else:
+            self.query_one(StatusBar).note = f"pausing after step {current}"
+
+    def _start_resume(self, note: str) -> None:
+        self._engine_running = True
+        self._follow = True
+        self.query_one(StatusBar).note = note
+        self.refresh_bindings()
+        self.run_engine(resume=True)
+
+    # ---- navigation --------------------------------------------------------------------------
+    def _select(self, pos: int) -> None:
+        n = len(self.store.steps)
+        if n == 0:
+            return
+        self.selected = max(0, min(n - 1, pos))
+        self._follow = self.selected == n - 1
+
+    @on(StepList.Selected)
+    def _picked(self, message: StepList.Selected) -> None:
+        self._select(message.pos)
+
+    def action_step(self, delta: int) -> None:
+        """Select the previous or next step."""
+        self._select(self.selected + delta)
+
+    def action_edge(self, last: int) -> None:
+        """Select the first or the last step."""
+        self._select(len(self.store.steps) - 1 if last else 0)
+
+    def action_goto(self) -> None:
+        """Ask for a step id and select it."""
+
+        def done(answer: str | None) -> None:
+            if not answer:
+                return
+            try:
+                step_id = int(answer.strip())
+            except ValueError:
+                self.notify(f"not a step number: {answer!r}", severity="error")
+                return
+            pos = self.store.step_pos.get(step_id)
+            if pos is None:
+                self.notify(f"no step {step_id} in this run", severity="error")
+                return
+            self._select(pos)
+
+        self.app.push_screen(PromptDialog("Go to step", "step id, e.g. 12"), done)
+
+    def action_search(self) -> None:
+        """Ask for text to find in exchanges and tool results."""
+
+        def done(answer: str | None) -> None:
+            if answer:
+                self.search_text = answer
+                self.query_one(StatusBar).note = f"searching for {answer!r}…"
+                self.run_search(answer)
+
+        self.app.push_screen(PromptDialog("Search exchanges and tool results", value=self.search_text), done)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="searching")
+    def run_search(self, query: str) -> None:
+        """Scan the exchanges for ``query`` off the UI thread."""
+        worker = get_current_worker()
+        self.post_message(
+            SearchResults(query, search(self.store, query, cancelled=lambda: worker.is_cancelled))
+        )
+
+    @on(SearchResults)
+    def _found(self, message: SearchResults) -> None:
+        self.matches = message.matches
+        steps = self.query_one(StepList)
+        steps.matches = {pos for pos, _ in message.matches}
+        steps.refresh()
+        if not message.matches:
+            self.query_one(StatusBar).note = f"no match for {message.query!r}"
+            return
+        self.action_match(1, from_current=True)
+
+    def action_match(self, delta: int, from_current: bool = False) -> None:
+        """Jump to the next (1) or previous (-1) step matching the search."""
+        if not self.matches:
+            self.notify("no search results: press / to search", severity="warning")
+            return
+        positions = [pos for pos, _ in self.matches]
+        cur = self.selected
+        if delta > 0:
+            ahead = [p for p in positions if (p >= cur if from_current else p > cur)]
+            target = ahead[0] if ahead else positions[0]
+        else:
+            behind = [p for p in positions if p < cur]
+            target = behind[-1] if behind else positions[-1]
+        self._select(target)
+        k = positions.index(target) + 1
+        self.query_one(StatusBar).note = f"match {k} of {len(positions)} for {self.search_text!r} (n / N)"
+
+    def action_export(self) -> None:
+        """Write the selected step's request as JSON and say where."""
+        if not self.store.steps:
+            return
+        try:
+            path = export_request(self.store, self.selected, self.export_dir)
+        except (ValueError, OSError) as exc:
+            self.notify(f"export failed: {exc}", severity="error")
+            return
+        self.query_one(StatusBar).note = f"exported request to {path}"
+        self.notify(f"exported to {path}")
+
+    def action_expand(self) -> None:
+        """Fold or unfold long payloads in the Exchanges pane."""
+        self.expanded = not self.expanded
+
+    def action_raw(self) -> None:
+        """Toggle raw JSON in the Exchanges pane."""
+        self.raw = not self.raw
+
+    def action_pane(self, index: int) -> None:
+        """Show pane ``index`` (when the panes are in tabs)."""
+        self.query_one("#pane-tabs", Tabs).active = f"tab-{index}"
+
+    @on(Tabs.TabActivated)
+    def _tab(self, event: Tabs.TabActivated) -> None:
+        index = int(str(event.tab.id).removeprefix("tab-"))
+        self._active_pane = index
+        for k, pane in enumerate(self.query(Pane)):
+            pane.set_class(k == index, "-active")
+
+    def action_help(self) -> None:
+        """Show every key, from the bindings."""
+        keys: dict[str, list[str]] = {}
+        described: dict[str, str] = {}
+        for active in self.active_bindings.values():
+            binding = active.binding
+            keys.setdefault(binding.action, []).append(self.app.get_key_display(binding))
+            described.setdefault(binding.action, binding.description or binding.action)
+        rows = [(" / ".join(k), described[action]) for action, k in keys.items()]
+        self.app.push_screen(HelpScreen(rows))
+
+    def action_back(self) -> None:
+        """Back to the run list."""
+        if self.from_list:
+            self.workers.cancel_group(self, "fold")
+            self.dismiss(None)
+
+    async def request_quit(self) -> None:
+        """Quit, asking first while a run is live; cancel the run so its trace is finalised."""
+        if not self.is_live:
+            self.app.exit()
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                if self.live is not None:
+                    self.live.cancel()
+                self.app.exit()
+
+        self.app.push_screen(ConfirmDialog("A run is live. Quit anyway?"), answer)

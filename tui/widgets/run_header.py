@@ -1,0 +1,99 @@
+"""RunHeader and StatusBar: the run's one-line identity, and why it is paused or what was skipped."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from tui.store import RunStore, format_action
+
+STATUS_STYLES = {
+    "live": "bold green",
+    "paused": "bold yellow",
+    "finished": "bold cyan",
+    "failed": "bold red",
+    "interrupted": "bold magenta",
+}
+
+
+class RunHeader(Static):
+    """Run id, status (live, paused, finished, failed, interrupted), step i of n, model, tokens."""
+
+    DEFAULT_CSS = """
+    RunHeader { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    """
+
+    selected: reactive[int] = reactive(0)
+    """Position of the selected step."""
+    revision: reactive[int] = reactive(0)
+    """Bumped whenever the store changes."""
+    progress: reactive[str] = reactive("")
+    """Background work in progress (the replay fold), shown at the end of the line."""
+
+    def __init__(self, store: RunStore, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.store = store
+
+    def render(self) -> Text:
+        store = self.store
+        status = store.display_status
+        line = Text()
+        line.append(store.run_id or "(no run id yet)", style="bold")
+        line.append("  ")
+        line.append(f"● {status}", style=STATUS_STYLES.get(status, "bold"))
+        n = len(store.steps)
+        i = min(self.selected, n - 1) + 1 if n else 0
+        line.append(f"  step {i} of {n}", style="bold")
+        if n and store.steps[i - 1].step != i - 1:  # ids differ from positions (resumed or sparse runs)
+            line.append(f" (id {store.steps[i - 1].step})", style="dim")
+        line.append(f"  {store.model_id or 'model ?'}")
+        line.append(f"  {store.total_tokens} tok", style="dim")
+        if self.progress:
+            line.append(f"  {self.progress}", style="italic yellow")
+        return line
+
+
+class StatusBar(Static):
+    """Why the run is paused (own request or the agent's policy) and its pending action; notices."""
+
+    DEFAULT_CSS = """
+    StatusBar { height: auto; max-height: 4; padding: 0 1; background: $warning 20%; display: none; }
+    StatusBar.-shown { display: block; }
+    """
+
+    revision: reactive[int] = reactive(0)
+    """Bumped whenever the store changes."""
+    note: reactive[str] = reactive("")
+    """A transient line from the screen (pause requested, export written, ...)."""
+
+    def __init__(self, store: RunStore, notices: list[str] | None = None, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.store = store
+        self.notices = notices or []
+
+    def render(self) -> Text:
+        out = Text()
+        pause = self.store.pause
+        if pause is not None and self.store.display_status == "paused":
+            who = "the TUI's request (p/s)" if pause.own else f"the agent's policy {pause.policy_id}"
+            out.append("⏸ paused ", style="bold yellow")
+            out.append(f"by {who} at step {pause.step} {pause.boundary}")
+            if pause.reason:
+                out.append(f": {pause.reason}", style="italic")
+            pending = "; ".join(format_action(a) for a in pause.pending_actions) or "none"
+            out.append(f"\n  pending: {pending}  — r resumes, s runs one step", style="")
+        for notice in self.notices[:3]:
+            out.append(("\n" if out else "") + f"⚠ {notice}", style="yellow")
+        if len(self.notices) > 3:
+            out.append(f"\n  … {len(self.notices) - 3} more notices")
+        if self.note:
+            out.append(("\n" if out else "") + self.note, style="italic")
+        self.set_class(bool(out), "-shown")
+        return out
+
+    def watch_revision(self) -> None:
+        self.refresh(layout=True)
+
+    def watch_note(self) -> None:
+        self.refresh(layout=True)
