@@ -1,7 +1,6 @@
 """TraceReader: opens a run directory (ours or upstream QitOS's) and reads its events lazily.
 
-Opening indexes the byte offsets of the complete lines of ``events.jsonl`` (mmap + find) and
-parses nothing; an event is parsed when asked for, with a small cache, so a 100 MB trace opens in
+Opening indexes the byte offsets of the complete lines of ``events.jsonl`` and parses nothing; an event is parsed when asked for, with a small cache, so a 100 MB trace opens in
 milliseconds. Damage is reported, never fatal: a truncated last line is skipped with a notice,
 a malformed line becomes a raw ``<malformed>`` event, an unknown phase is kept as it is.
 """
@@ -9,7 +8,6 @@ a malformed line becomes a raw ``<malformed>`` event, an unknown phase is kept a
 from __future__ import annotations
 
 import json
-import mmap
 import os
 import re
 from array import array
@@ -39,6 +37,10 @@ MALFORMED_PHASE = "<malformed>"
 _TEXT_PREFIX = 300  # characters of a malformed line kept in its raw event
 _STEP_GUESS = re.compile(rb'"step_id"\s*:\s*"?(-?\d+)')
 _OPEN, _CLOSE, _CR = ord("{"), ord("}"), ord("\r")
+# Indexing reads the file in chunks and finds newlines in each: as fast as an mmap scan here,
+# but the process never holds more than a chunk of the file (an mmap scan maps all 100 MB into RSS).
+_CHUNK = 4 << 20
+_TAIL_PEEK = 4096
 
 
 def _guess_step(raw: bytes) -> int:
@@ -75,7 +77,6 @@ class TraceReader:
         self._ends = array("q")
         self._blank_lines: list[int] = []  # physical line numbers of skipped blank lines
         self._indexed_end = 0  # byte offset just past the last complete line seen
-        self._lines_seen = 0  # physical lines (blank ones included) before _indexed_end
         self._cache: OrderedDict[int, RunEvent] = OrderedDict()
         self._noticed_lines: set[int] = set()
         self._tail_notice: str | None = None
@@ -162,12 +163,8 @@ class TraceReader:
             self._index_all()
             return len(self._starts) - before
         before = len(self._starts)
-        size = os.fstat(self._fd).st_size
-        if size > self._indexed_end:
-            base = self._indexed_end
-            data = os.pread(self._fd, size - base, base)
-            self._scan(data, len(data), base)
-            self._update_tail_notice(data[self._indexed_end - base :])
+        if os.fstat(self._fd).st_size > self._indexed_end:
+            self._index_all()
         return len(self._starts) - before
 
     # -- steps -----------------------------------------------------------------------------
@@ -276,53 +273,67 @@ class TraceReader:
         self._ends = array("q")
         self._blank_lines = []
         self._indexed_end = 0
-        self._lines_seen = 0
         self._cache.clear()
         self._noticed_lines.clear()
 
     def _index_all(self) -> None:
+        """Index every complete line from where indexing stopped to the current end of the file."""
         assert self._fd is not None
         size = os.fstat(self._fd).st_size
-        if size == 0:
-            return
-        with mmap.mmap(self._fd, size, access=mmap.ACCESS_READ) as mm:
-            self._scan(mm, size, 0)
-            tail = mm[self._indexed_end : size]
-        self._update_tail_notice(tail)
+        want = _CHUNK
+        while self._indexed_end < size:
+            offset = self._indexed_end
+            data = os.pread(self._fd, min(want, size - offset), offset)
+            last = data.rfind(b"\n")
+            if last < 0:
+                if len(data) < size - offset:
+                    want *= 2  # one line longer than the chunk: read more of it
+                    continue
+                break  # only an incomplete last line is left
+            self._scan(data, last + 1, offset)
+            want = _CHUNK
+        tail = os.pread(self._fd, min(_TAIL_PEEK, size - self._indexed_end), self._indexed_end)
+        self._update_tail_notice(tail, size - self._indexed_end)
 
-    def _scan(self, buf: Any, end: int, base: int) -> None:
+    def _scan(self, buf: bytes, end: int, base: int) -> None:
         """Index the complete lines of ``buf[:end]`` (file bytes starting at offset ``base``)."""
-        starts, ends, find = self._starts, self._ends, buf.find
-        line = self._lines_seen
+        add_start, add_end, find = self._starts.append, self._ends.append, buf.find
         pos = 0
         while True:
             nl = find(b"\n", pos, end)
             if nl < 0:
                 break
-            line += 1
-            if nl == pos:
-                self._blank_lines.append(line)
+            # The common case, a line "{...}", costs two byte compares; the rest goes the slow way.
+            if nl > pos and buf[pos] == _OPEN and buf[nl - 1] == _CLOSE:
+                add_start(base + pos)
+                add_end(base + nl)
             else:
-                last = nl - 1
-                if buf[last] == _CR and last > pos:
-                    last -= 1
-                # A cheap shape check (one byte each end) flags damage now, without parsing.
-                if buf[pos] != _OPEN or buf[last] != _CLOSE:
-                    self._notice(f"{EVENTS_FILE} line {line}: not a JSON object; shown as a raw event")
-                    self._noticed_lines.add(line)
-                starts.append(base + pos)
-                ends.append(base + nl)
+                self._index_odd_line(buf, pos, nl, base)
             pos = nl + 1
-        self._lines_seen = line
         self._indexed_end = base + pos
 
-    def _update_tail_notice(self, tail: bytes) -> None:
+    def _index_odd_line(self, buf: bytes, pos: int, nl: int, base: int) -> None:
+        """A blank line (skipped, but counted), a CRLF line, or a damaged one (noticed now, cheaply)."""
+        line = len(self._starts) + len(self._blank_lines) + 1
+        if nl == pos:
+            self._blank_lines.append(line)
+            return
+        last = nl - 1
+        if buf[last] == _CR and last > pos:
+            last -= 1
+        if buf[pos] != _OPEN or buf[last] != _CLOSE:
+            self._notice(f"{EVENTS_FILE} line {line}: not a JSON object; shown as a raw event")
+            self._noticed_lines.add(line)
+        self._starts.append(base + pos)
+        self._ends.append(base + nl)
+
+    def _update_tail_notice(self, tail: bytes, length: int) -> None:
         if self._tail_notice is not None and self._tail_notice in self.notices:
             self.notices.remove(self._tail_notice)
         self._tail_notice = None
         if tail.strip():
             self._tail_notice = (
-                f"{EVENTS_FILE}: incomplete last line ({len(tail)} bytes) skipped"
+                f"{EVENTS_FILE}: incomplete last line ({length} bytes) skipped"
                 " — the run was cut off mid-write or is still writing it"
             )
             self.notices.append(self._tail_notice)

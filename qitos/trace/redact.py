@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 MASK = "[REDACTED]"
@@ -23,13 +24,13 @@ _NOT_SECRET_ENV_NAMES = frozenset({"TOKENIZERS_PARALLELISM", "KEYTIMEOUT", "SSH_
 _MIN_SECRET_LEN = 8
 
 # Well-known credential shapes, masked wherever they appear in any string.
-_PATTERNS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),  # OpenAI-style keys (sk-..., sk-proj-...)
-    re.compile(r"(?i)\bBearer\s+[A-Za-z0-9._~+/\-]{8,}=*"),  # Authorization headers
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),  # GitHub tokens
-    re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),  # Slack tokens
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),  # AWS access key ids
-    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"),  # Google API keys
+_PATTERNS: tuple[str, ...] = (
+    r"\bsk-[A-Za-z0-9_\-]{16,}",  # OpenAI-style keys (sk-..., sk-proj-...)
+    r"\b(?i:bearer)\s+[A-Za-z0-9._~+/\-]{8,}=*",  # Authorization header values
+    r"\bgh[pousr]_[A-Za-z0-9]{20,}",  # GitHub tokens
+    r"\bxox[abprs]-[A-Za-z0-9\-]{10,}",  # Slack tokens
+    r"\bAKIA[0-9A-Z]{16}\b",  # AWS access key ids
+    r"\bAIza[0-9A-Za-z_\-]{35}\b",  # Google API keys
 )
 
 # Dict keys whose values are secrets whatever they look like (compared lower-case, '-' as '_').
@@ -63,6 +64,7 @@ def is_secret_env_name(name: str) -> bool:
     return name.upper() not in _NOT_SECRET_ENV_NAMES and bool(_SECRET_ENV_NAME.search(name))
 
 
+@lru_cache(maxsize=4096)  # keys repeat from event to event; the cache keeps the walk cheap
 def _is_secret_key(key: str) -> bool:
     return key.lower().replace("-", "_") in SECRET_KEYS
 
@@ -81,9 +83,10 @@ class Redactor:
         values = {v for k, v in environ.items() if is_secret_env_name(k) and len(v) >= _MIN_SECRET_LEN}
         values.update(s for s in extra_secrets if s and len(s) >= _MIN_SECRET_LEN)
         self.mask = mask
-        # Longest first, so a secret that contains another is masked whole.
-        literal = "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True))
-        self._literals = re.compile(literal) if literal else None
+        # One alternation, one pass per string: literal secrets longest first (so a secret that
+        # contains another is masked whole), then the credential shapes.
+        literals = [re.escape(v) for v in sorted(values, key=len, reverse=True)]
+        self._pattern = re.compile("|".join([*literals, *_PATTERNS]))
         self._secret_count = len(values)
 
     @property
@@ -93,17 +96,17 @@ class Redactor:
 
     def redact_text(self, text: str) -> str:
         """The string with every known secret and credential-shaped substring masked."""
-        if self._literals is not None:
-            text = self._literals.sub(self.mask, text)
-        for pattern in _PATTERNS:
-            text = pattern.sub(self.mask, text)
-        return text
+        if len(text) < _MIN_SECRET_LEN:
+            return text  # shorter than any secret or credential shape we mask
+        return self._pattern.sub(self.mask, text)
 
     def redact(self, value: Any) -> Any:
         """A copy of JSON-like ``value`` with secrets masked; containers are rebuilt, never mutated."""
-        if isinstance(value, str):
-            return self.redact_text(value)
-        if isinstance(value, Mapping):
+        kind = type(value)
+        # Exact-type checks first: this runs for every value of every event written.
+        if kind is str:
+            return value if len(value) < _MIN_SECRET_LEN else self._pattern.sub(self.mask, value)
+        if kind is dict or isinstance(value, Mapping):
             out: dict[Any, Any] = {}
             for key, item in value.items():
                 if isinstance(key, str):
@@ -113,8 +116,12 @@ class Redactor:
                     key = self.redact_text(key)
                 out[key] = self.redact(item)
             return out
-        if isinstance(value, list | tuple | set | frozenset):
+        if kind is list or kind is tuple or isinstance(value, list | tuple | set | frozenset):
             return [self.redact(item) for item in value]
+        if value is None or kind is bool or kind is int or kind is float:
+            return value
+        if isinstance(value, str):
+            return self.redact_text(str(value))
         if isinstance(value, bytes | bytearray):
             return self.redact_text(bytes(value).decode("utf-8", errors="replace"))
         if value is None or isinstance(value, bool | int | float):

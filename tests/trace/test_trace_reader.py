@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from qitos.trace import reader as reader_module
 from qitos.trace.errors import TraceError
 from qitos.trace.events import KNOWN_KINDS, RunEvent
 from qitos.trace.reader import MALFORMED_PHASE, TraceReader
@@ -208,3 +209,16 @@ def test_steps_with_damage_keep_raw_records(tmp_path: Path) -> None:
     assert len(records) == 3
     assert any("steps.jsonl: incomplete last line" in n for n in reader.notices)
     assert any("steps.jsonl line 3" in n for n in reader.notices)
+
+
+def test_index_is_the_same_whatever_the_chunk_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    w = write_run(tmp_path, 9)
+    with (w.run_dir / "events.jsonl").open("a") as fh:
+        fh.write('\n{"run_id": "run", "step_id": 4, "phase": "END"}\n{"partial')
+    expected = [e.to_dict() for e in TraceReader(w.run_dir).events()]
+    for chunk in (7, 64, 300):  # smaller than one line, a few lines, many lines
+        monkeypatch.setattr(reader_module, "_CHUNK", chunk)
+        reader = TraceReader(w.run_dir)
+        assert [e.to_dict() for e in reader.events()] == expected
+        assert reader.line_number(len(reader) - 1) == 11  # the blank line 10 is counted
+        assert any("incomplete last line (9 bytes)" in n for n in reader.notices)
