@@ -17,7 +17,7 @@ def is_root_failure(line: str) -> bool:
     parts = line.split()
     if len(parts) < 2 or parts[0] != "FAIL":
         return False
-    if parts[1] == "import" and parts[2:3] == ["qitos"]:
+    if parts[1] == "import" and len(parts) > 2 and parts[2].rstrip(":") == "qitos":
         return True
     dotted = parts[1].split(".")
     return dotted[0] == "qitos" and len(dotted) > 1 and dotted[1] not in SUBPACKAGES
