@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from array import array
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -65,6 +66,8 @@ class TraceReader:
                 f"{self.run_dir} is not a run directory: it has no {MANIFEST_FILE}, {EVENTS_FILE} or {STEPS_FILE}"
             )
         self.notices: list[str] = []
+        # The TUI reads events on its thread while a follow worker refreshes: one lock for both.
+        self._lock = threading.RLock()
         self.manifest: dict[str, Any] = {}
         self._manifest_stamp: tuple[int, int] | None = None
         self._load_manifest()
@@ -111,15 +114,16 @@ class TraceReader:
             index += count
         if not 0 <= index < count:
             raise IndexError(f"event index {index} out of range (trace has {count} events)")
-        cached = self._cache.get(index)
-        if cached is not None:
-            self._cache.move_to_end(index)
-            return cached
-        event = self._parse(self._read_line(index), index)
-        self._cache[index] = event
-        if len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
-        return event
+        with self._lock:
+            cached = self._cache.get(index)
+            if cached is not None:
+                self._cache.move_to_end(index)
+                return cached
+            event = self._parse(self._read_line(index), index)
+            self._cache[index] = event
+            if len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+            return event
 
     def events(self, start: int = 0, stop: int | None = None) -> Iterator[RunEvent]:
         """Events ``start`` up to ``stop`` (exclusive), parsed as the iterator advances."""
@@ -143,6 +147,10 @@ class TraceReader:
 
     def refresh(self) -> int:
         """Index complete lines appended since the last look; returns how many (follow mode)."""
+        with self._lock:
+            return self._refresh()
+
+    def _refresh(self) -> int:
         self._reload_manifest_if_changed()
         if self._fd is None:
             if not self._events_path.is_file():

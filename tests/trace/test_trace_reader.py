@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -222,3 +223,37 @@ def test_index_is_the_same_whatever_the_chunk_size(tmp_path: Path, monkeypatch: 
         assert [e.to_dict() for e in reader.events()] == expected
         assert reader.line_number(len(reader) - 1) == 11  # the blank line 10 is counted
         assert any("incomplete last line (9 bytes)" in n for n in reader.notices)
+
+
+@pytest.mark.slow
+def test_killed_at_random_instants_always_leaves_a_readable_trace(tmp_path: Path) -> None:
+    """SIGKILL a writing process at several instants: every complete line reads back, nothing is fatal."""
+    script = (
+        "import sys\n"
+        "from qitos.trace.writer import TraceWriter\n"
+        "from qitos.trace.events import RunEvent\n"
+        "w = TraceWriter(sys.argv[1], run_id='victim')\n"
+        "print('ready', flush=True)\n"
+        "i = 0\n"
+        "while True:\n"
+        "    w.write_event(RunEvent('victim', i, 'tool_result', payload={'i': i, 'blob': 'x' * (i % 9000)}))\n"
+        "    if i % 50 == 0:\n"
+        "        w.update_manifest(note=i)\n"
+        "    i += 1\n"
+    )
+    for trial, delay in enumerate((0.05, 0.13, 0.31)):
+        folder = tmp_path / str(trial)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", script, str(folder)], stdout=subprocess.PIPE, text=True
+        )
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        time.sleep(delay)
+        proc.kill()
+        proc.wait(10)
+        reader = TraceReader(folder / "victim")
+        assert reader.status == "interrupted"
+        assert reader.manifest["run_id"] == "victim"  # the atomic manifest is never half-written
+        events = list(reader.events())
+        assert len(events) > 0
+        assert [e.payload["i"] for e in events] == list(range(len(events)))
+        assert all(e.phase == "tool_result" for e in events)
