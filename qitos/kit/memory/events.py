@@ -45,6 +45,8 @@ def emit_append(record: MemoryRecord, *, namespace: str, chars: int) -> bool:
 
 def emit_recall(records: Sequence[MemoryRecord], *, namespace: str, query: Mapping[str, Any] | None) -> bool:
     """Record a ``memory_recall`` event with the ids and contents returned."""
+    if not sink.active():
+        return False  # do not build a payload of every recalled record for nobody
     return sink.emit(
         "memory_recall",
         {

@@ -8,7 +8,7 @@ Layout of a memory root::
 Every write is atomic (temp file, fsync, rename, fsync dir), so a writer killed at any instant
 leaves either the old or the new file, never a torn one. Recall scans ``records/`` on every call so
 edits, additions and deletions made by another process or an editor show at once; parsed files
-are cached only under a stat signature that cannot go stale (see ``_cache_usable``).
+are cached only under a stat signature that cannot go stale (see ``RACY_MARGIN_NS``).
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ import stat
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from qitos.core.memory import Memory, MemoryRecord, MemoryResourceError
-from qitos.kit.memory.atomic import atomic_write, fsync_dir, is_temp_name, read_no_follow, sweep_stale_temps
+from qitos.kit.memory.atomic import atomic_write, fsync_dir, read_no_follow, sweep_stale_temps
 from qitos.kit.memory.events import emit_append, emit_delete, emit_recall
 from qitos.kit.memory.memdir_format import (
     RECORD_FILE_RE,
@@ -91,6 +91,7 @@ class _Cached:
     parsed_at_ns: int
     parsed: ParsedRecord | None
     reason: str | None
+    order: tuple[int, str] = (0, "")  # append order: header seq (else mtime), then path
 
 
 class MemdirMemory(Memory):
@@ -163,7 +164,8 @@ class MemdirMemory(Memory):
     ) -> list[MemoryRecord]:
         """Return matching records read fresh from disk (global first, then local), oldest first."""
         normalised = validate_query(query)
-        records = filter_records(self.scan().records, normalised)
+        found, _ = self._collect(include_global=True)
+        records = filter_records((_copy_record(c.parsed.record) for c, _, _ in found), normalised)  # type: ignore[union-attr]
         emit_recall(records, namespace=self.namespace, query=query)
         return records
 
@@ -171,8 +173,8 @@ class MemdirMemory(Memory):
         """Render current records, never stale index snippets after external edits."""
         if isinstance(max_items, bool) or not isinstance(max_items, int) or max_items < 0:
             raise ValueError("max_items must be a non-negative int")
-        records = self.scan().records
-        shown = records[-max_items:] if max_items else []
+        found, _ = self._collect(include_global=True)
+        shown = [c.parsed.record for c, _, _ in found[-max_items:]] if max_items else []  # type: ignore[union-attr]
         if not shown:
             return ""
         return "\n".join(f"- [{r.role} @ step {r.step_id}] {r.content}" for r in shown)
@@ -233,26 +235,27 @@ class MemdirMemory(Memory):
 
     def scan(self, *, include_global: bool = True) -> MemdirScan:
         """Read the root(s) fresh: valid entries oldest first, plus rejected files with reasons."""
-        entries: list[MemdirEntry] = []
-        rejected: list[RejectedFile] = []
-        seen: set[str] = set()
-        local = self._scan_dir(self.records_dir, "local")
-        for entry in local[0]:
-            seen.add(entry.record.record_id)
-        if include_global and self.global_root is not None:
-            glob_entries, glob_rejected = self._scan_dir(self.global_root / RECORDS_DIR, "global")
-            # A local record shadows a global one with the same identity.
-            entries.extend(e for e in glob_entries if e.record.record_id not in seen)
-            rejected.extend(glob_rejected)
-        entries.extend(local[0])
-        rejected.extend(local[1])
+        found, rejected = self._collect(include_global)
+        entries = [
+            MemdirEntry(
+                record=_copy_record(c.parsed.record),  # type: ignore[union-attr]
+                path=Path(path),
+                scope=scope,
+                created=c.parsed.created,  # type: ignore[union-attr]
+                size=c.signature[1],
+                modified_ns=c.signature[2],
+                seq=c.parsed.seq,  # type: ignore[union-attr]
+            )
+            for c, path, scope in found
+        ]
         return MemdirScan(entries=entries, rejected=rejected)
 
     def get(self, record_id: str) -> MemoryRecord | None:
         """The current local record with this id, read fresh, or None (also when it is malformed)."""
-        path = self.records_dir / record_filename(record_id)
-        result = self._read_entry(path, "local")
-        return result.record if isinstance(result, MemdirEntry) else None
+        path = os.path.join(self.records_dir, record_filename(record_id))
+        self._check_records_dir(self.records_dir)
+        result = self._read_cached(path, None)
+        return _copy_record(result.parsed.record) if isinstance(result, _Cached) and result.parsed else None
 
     @property
     def recent_appends(self) -> list[MemoryRecord]:
@@ -261,10 +264,9 @@ class MemdirMemory(Memory):
 
     # ----- the index -----------------------------------------------------------------------------
 
-    def render_index(self, entries: list[MemdirEntry] | None = None) -> str:
+    def render_index(self) -> str:
         """The MEMORY.md text for the current local records, within max_index_entries/max_index_chars."""
-        if entries is None:
-            entries = self.scan(include_global=False).entries
+        entries, _ = self._scan_dir(self.records_dir, "local")
         head = (
             "# Memory index\n\n"
             "<!-- Generated by MemdirMemory from records/ on every write; edit the record files. -->\n\n"
@@ -273,8 +275,8 @@ class MemdirMemory(Memory):
         used = len(head)
         newest_first = list(reversed(entries))
         limit = min(len(newest_first), self.max_index_entries)
-        for entry in newest_first[:limit]:
-            line = _index_line(entry)
+        for cached, path, _ in newest_first[:limit]:
+            line = _index_line(cached.parsed.record, os.path.basename(path))  # type: ignore[union-attr]
             if used + len(line) > self.max_index_chars:
                 break
             lines.append(line)
@@ -326,67 +328,79 @@ class MemdirMemory(Memory):
         if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
             raise MemoryResourceError(f"memory records path is not a real directory: {records_dir}")
 
-    def _scan_dir(self, records_dir: Path, scope: str) -> tuple[list[MemdirEntry], list[RejectedFile]]:
+    def _collect(self, include_global: bool) -> tuple[list[tuple[_Cached, str, str]], list[RejectedFile]]:
+        """Valid (parse, path, scope) triples oldest first (global, then local) and rejected files."""
+        local, rejected = self._scan_dir(self.records_dir, "local")
+        if not include_global or self.global_root is None:
+            return local, rejected
+        glob, glob_rejected = self._scan_dir(self.global_root / RECORDS_DIR, "global")
+        # A local record shadows a global one with the same identity.
+        seen = {c.parsed.record.record_id for c, _, _ in local}  # type: ignore[union-attr]
+        merged = [item for item in glob if item[0].parsed.record.record_id not in seen]  # type: ignore[union-attr]
+        return merged + local, glob_rejected + rejected
+
+    def _scan_dir(
+        self, records_dir: Path, scope: str
+    ) -> tuple[list[tuple[_Cached, str, str]], list[RejectedFile]]:
         """List one records/ directory, using the stat-keyed cache where it cannot be stale."""
         self._check_records_dir(records_dir)
-        entries: list[MemdirEntry] = []
+        # This loop runs once per record on every recall: keep it tight (one lstat per file).
+        keyed: list[tuple[tuple[int, str], _Cached, str]] = []
         rejected: list[RejectedFile] = []
+        cache = self._cache
+        live = 0
+        match = RECORD_FILE_RE.fullmatch
         with os.scandir(records_dir) as it:
-            names = [(e.name, e) for e in it if not is_temp_name(e.name)]
-        for name, dir_entry in names:
-            path = records_dir / name
-            if not RECORD_FILE_RE.fullmatch(name):
-                if name.endswith(".md"):
-                    rejected.append(RejectedFile(path, "file name is not a record hash", scope))
-                continue
-            result = self._read_entry(path, scope, dir_entry)
-            if isinstance(result, MemdirEntry):
-                entries.append(result)
-            elif result is not None:
-                rejected.append(result)
+            for dir_entry in it:
+                name = dir_entry.name
+                if not match(name):
+                    if name.endswith(".md"):
+                        rejected.append(
+                            RejectedFile(Path(dir_entry.path), "file name is not a record hash", scope)
+                        )
+                    continue
+                path = dir_entry.path
+                live += 1
+                result = self._read_cached(path, dir_entry)
+                if result is None:
+                    continue
+                if isinstance(result, str):
+                    rejected.append(RejectedFile(Path(path), result, scope))
+                else:
+                    keyed.append((result.order, result, path))
         # Forget cached parses of files that are gone, so the cache never outgrows the directory.
-        live = {str(records_dir / name) for name, _ in names}
-        prefix = str(records_dir) + os.sep
-        for key in [k for k in self._cache if k.startswith(prefix) and k not in live]:
-            del self._cache[key]
-        entries.sort(key=lambda e: (e.seq if e.seq is not None else e.modified_ns, e.path.name))
-        return entries, rejected
+        if len(cache) > live:
+            prefix = str(records_dir) + os.sep
+            present = {path for _, _, path in keyed} | {str(r.path) for r in rejected}
+            for key in [k for k in cache if k.startswith(prefix) and k not in present]:
+                del cache[key]
+        keyed.sort(key=_first)
+        return [(cached, path, scope) for _, cached, path in keyed], rejected
 
-    def _read_entry(
-        self, path: Path, scope: str, dir_entry: os.DirEntry[str] | None = None
-    ) -> MemdirEntry | RejectedFile | None:
-        """Read one record file (or take its cached parse); None when it vanished meanwhile."""
+    def _read_cached(self, path: str, dir_entry: os.DirEntry[str] | None) -> _Cached | str | None:
+        """A valid parse of one file (fresh or safely cached), a rejection reason, or None if gone."""
         try:
             st = dir_entry.stat(follow_symlinks=False) if dir_entry is not None else os.lstat(path)
         except FileNotFoundError:
             return None
-        if stat.S_ISLNK(st.st_mode):
-            return RejectedFile(path, "symlink (never followed)", scope)
         if not stat.S_ISREG(st.st_mode):
-            return RejectedFile(path, "not a regular file", scope)
+            return "symlink (never followed)" if stat.S_ISLNK(st.st_mode) else "not a regular file"
         signature = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-        key = str(path)
-        cached = self._cache.get(key)
-        if cached is None or not _cache_usable(cached, signature):
+        cached = self._cache.get(path)
+        if (
+            cached is None
+            or cached.signature != signature
+            or signature[3] + RACY_MARGIN_NS >= cached.parsed_at_ns
+        ):
             cached = self._parse(path, signature)
             if cached is None:
                 return None
-            self._cache[key] = cached
+            self._cache[path] = cached
         if cached.parsed is None:
-            return RejectedFile(path, cached.reason or "malformed", scope)
-        parsed = cached.parsed
-        record = replace(parsed.record, metadata=dict(parsed.record.metadata))
-        return MemdirEntry(
-            record=record,
-            path=path,
-            scope=scope,
-            created=parsed.created,
-            size=signature[1],
-            modified_ns=signature[2],
-            seq=parsed.seq,
-        )
+            return cached.reason or "malformed"
+        return cached
 
-    def _parse(self, path: Path, signature: tuple[int, int, int, int]) -> _Cached | None:
+    def _parse(self, path: str, signature: tuple[int, int, int, int]) -> _Cached | None:
         """Parse a file, checking that what was read is what was stat'ed (else: do not cache)."""
         parsed_at = time.time_ns()
         try:
@@ -407,27 +421,31 @@ class MemdirMemory(Memory):
             # Replaced between stat and open: key the result on what was actually read.
             signature = opened_sig
         try:
-            return _Cached(
-                signature, parsed_at, parse_record(b"".join(chunks), expected_name=path.name), None
-            )
+            parsed = parse_record(b"".join(chunks), expected_name=os.path.basename(path))
         except RecordFormatError as exc:
             return _Cached(signature, parsed_at, None, str(exc))
+        order = (parsed.seq if parsed.seq is not None else signature[2], path)
+        return _Cached(signature, parsed_at, parsed, None, order)
 
 
-def _cache_usable(cached: _Cached, signature: tuple[int, int, int, int]) -> bool:
-    """A cached parse may be served only if the file is unchanged and was not racy when read."""
-    return cached.signature == signature and signature[3] + RACY_MARGIN_NS < cached.parsed_at_ns
+def _first(item: tuple[tuple[int, str], _Cached, str]) -> tuple[int, str]:
+    """Sort key: the precomputed append order."""
+    return item[0]
 
 
-def _index_line(entry: MemdirEntry) -> str:
+def _copy_record(record: MemoryRecord) -> MemoryRecord:
+    """A caller-owned copy of a cached record (metadata is the only mutable part)."""
+    return MemoryRecord(record.role, record.content, record.step_id, dict(record.metadata), record.record_id)
+
+
+def _index_line(record: MemoryRecord, filename: str) -> str:
     """One index bullet: role, step, a one-line snippet and the record's relative path."""
-    text = str(entry.record.content).strip().replace("\r", " ").replace("\n", " ")
+    # Only the head of the text matters; never copy a whole large record to make a snippet.
+    head = str(record.content).lstrip()[: INDEX_SNIPPET_CHARS + 1]
+    text = head.replace("\r", " ").replace("\n", " ").rstrip()
     snippet = text[:INDEX_SNIPPET_CHARS] + ("…" if len(text) > INDEX_SNIPPET_CHARS else "")
     snippet = snippet.replace("[", "(").replace("]", ")")
-    return (
-        f"- [{entry.record.role} @ step {entry.record.step_id}]({RECORDS_DIR}/{entry.path.name}) "
-        f"`{entry.record.record_id}` {snippet}\n"
-    )
+    return f"- [{record.role} @ step {record.step_id}]({RECORDS_DIR}/{filename}) `{record.record_id}` {snippet}\n"
 
 
 def _initialise_root(root: Path) -> None:

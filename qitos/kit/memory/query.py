@@ -53,6 +53,8 @@ def validate_query(query: Mapping[str, Any] | None) -> dict[str, Any]:
 
 def filter_records(records: Iterable[MemoryRecord], query: Mapping[str, Any]) -> list[MemoryRecord]:
     """Apply a validated query to records in order (oldest first); ``limit`` keeps the newest."""
+    if not query:
+        return list(records)
     roles = query.get("role")
     step = query.get("step_id")
     since = query.get("since_step")
