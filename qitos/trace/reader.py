@@ -1,7 +1,7 @@
 """TraceReader: opens a run directory (ours or upstream QitOS's) and reads its events lazily.
 
-Opening indexes the byte offsets of the complete lines of ``events.jsonl`` and parses nothing; an event is parsed when asked for, with a small cache, so a 100 MB trace opens in
-milliseconds. Damage is reported, never fatal: a truncated last line is skipped with a notice,
+Opening indexes the byte offsets of the complete lines of ``events.jsonl`` and parses nothing;
+an event is parsed when asked for, with a small cache, so a 100 MB trace opens in milliseconds. Damage is reported, never fatal: a truncated last line is skipped with a notice,
 a malformed line becomes a raw ``<malformed>`` event, an unknown phase is kept as it is.
 """
 

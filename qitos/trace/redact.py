@@ -10,10 +10,11 @@ from typing import Any
 
 MASK = "[REDACTED]"
 
-# Environment variable names that hold secrets: matched as whole words inside the name
-# (OPENAI_API_KEY, GH_TOKEN, DB_PASSWORD), so MONKEY or TOKENIZERS_PARALLELISM stay visible.
+# Environment variable names that hold secrets. TOKEN, SECRET, PASSWORD and CREDENTIAL count
+# anywhere in the name (GH_TOKEN, DBPASSWORD); KEY and AUTH only as a word or suffix (OPENAI_API_KEY,
+# OPENAIKEY, X_AUTH) so KEYBOARD_LAYOUT stays visible. Over-matching only masks a harmless value.
 _SECRET_ENV_NAME = re.compile(
-    r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH)(?:$|_)",
+    r"TOKEN|SECRET|PASSW(?:OR)?D|PASSPHRASE|CREDENTIAL|KEY(?:$|_)|(?:^|_)AUTH(?:$|_)",
     re.IGNORECASE,
 )
 # Names matched by the pattern above that never hold secrets.

@@ -54,7 +54,7 @@ def step_events(run_id: str, step: int, rng: random.Random) -> list[RunEvent]:
         {"role": "assistant", "content": f"Thought: {prose(rng, 30)}\nAction: run(command='pytest -q')"},
         {"role": "user", "content": f"Observation: {prose(rng, 160)}"},
     ]
-    listing = code_block(rng, rng.randint(60, 150))
+    listing = code_block(rng, rng.randint(70, 165))
     usage = {"prompt_tokens": 900 + step % 300, "completion_tokens": 60, "total_tokens": 960 + step % 300}
     kinds: list[tuple[str, dict[str, Any]]] = [
         ("OBSERVE", {"stage": "start"}),
