@@ -60,7 +60,9 @@ class ModelCaller:
                 "stage": "model_input",
                 "prepared": user_text,
                 "history_message_count": max(len(request.messages) - 1 - (1 if system_prompt else 0), 0),
-                "messages": request.messages,
+                # The messages themselves are in the model_request event that follows; writing them
+                # twice doubled the trace size and the redaction cost per step.
+                "request_id": request.request_id,
             },
         )
         payload: dict[str, Any] = {

@@ -7,6 +7,20 @@ from enum import Enum
 from typing import Any
 
 _MAX_DEPTH = 12
+_FIELD_WALK: dict[type, bool] = {}
+
+
+def _walk_fields(cls: type) -> bool:
+    """Whether instances of ``cls`` are serialised field by field (a dataclass whose to_dict, if any,
+    is StateSchema's own asdict — walking the fields gives the same data without asdict's deep copy)."""
+    known = _FIELD_WALK.get(cls)
+    if known is None:
+        from qitos.core.state import StateSchema
+
+        to_dict = getattr(cls, "to_dict", None)
+        known = dataclasses.is_dataclass(cls) and (to_dict is None or to_dict is StateSchema.to_dict)
+        _FIELD_WALK[cls] = known
+    return known
 
 
 def jsonable(value: Any, _depth: int = 0) -> Any:
@@ -21,6 +35,8 @@ def jsonable(value: Any, _depth: int = 0) -> Any:
         return {str(k): jsonable(v, _depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [jsonable(v, _depth + 1) for v in value]
+    if _walk_fields(type(value)):
+        return {f.name: jsonable(getattr(value, f.name), _depth + 1) for f in dataclasses.fields(value)}
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict) and not isinstance(value, type):
         try:

@@ -1,0 +1,121 @@
+"""Engine overhead per step with a scripted model, without and with tracing (medians of several runs).
+
+Run: ``python tests/benchmarks/bench_engine.py`` (aims: < 0.5 ms/step untraced, < 2 ms/step traced).
+The model is the offline ScriptedModel; the tool is trivial; so the time measured is the Engine's
+own work per step: request building, events, parsing, tool dispatch, reduce, diffs, stop checks.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script from the repo root or anywhere
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from qitos import AgentModule, Decision, Engine, StateSchema, ToolRegistry, tool  # noqa: E402
+from qitos.engine.runtime import RuntimeBudget  # noqa: E402
+from qitos.models.scripted import ScriptedModel  # noqa: E402
+from qitos.parsing import JsonDecisionParser  # noqa: E402
+from qitos.trace.writer import TraceWriter  # noqa: E402
+
+STEPS = 100
+RUNS = 7
+REPLY = json.dumps({"thought": "count", "action": {"name": "bump", "args": {"by": 1}}})
+
+
+@dataclass
+class BenchState(StateSchema):
+    """A counter."""
+
+    total: int = 0
+    log: list[str] = field(default_factory=list)
+
+
+@tool(name="bump")
+def bump(by: int) -> int:
+    """Return the increment."""
+    return by
+
+
+class BenchAgent(AgentModule):
+    """Asks the model every step and adds what the tool returned."""
+
+    def init_state(self, task: str, **kwargs: Any) -> BenchState:
+        """A state sized for the benchmark."""
+        return BenchState(task=task, max_steps=STEPS)
+
+    def prepare(self, state: BenchState) -> str:
+        """A short user turn."""
+        return f"total={state.total}"
+
+    def reduce(self, state: BenchState, observation: Any, decision: Decision[Any]) -> BenchState:
+        """Add the tool results."""
+        state.total += sum(observation["action_results"])
+        return state
+
+
+class Timed:
+    """Wraps a callable and adds its wall time to a shared counter."""
+
+    def __init__(self, fn: Any, totals: dict[str, float], key: str) -> None:
+        self.fn, self.totals, self.key = fn, totals, key
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            self.totals[self.key] += time.perf_counter() - start
+
+
+def one_run(trace_dir: Path | None) -> tuple[float, float, float]:
+    """(total, request building, model) milliseconds per step of one STEPS-step run."""
+    totals = {"build": 0.0, "model": 0.0}
+    model = ScriptedModel(lambda messages: REPLY)
+    model.complete = Timed(model.complete, totals, "model")  # type: ignore[method-assign]
+    agent = BenchAgent(
+        tool_registry=ToolRegistry().register(bump), llm=model, model_parser=JsonDecisionParser()
+    )
+    writer = TraceWriter(trace_dir) if trace_dir is not None else None
+    engine = Engine(agent, budget=RuntimeBudget(max_steps=STEPS), trace_writer=writer)
+    builder = engine.request_builder
+    builder.build = Timed(builder.build, totals, "build")  # type: ignore[method-assign]
+    start = time.perf_counter()
+    result = engine.run("count")
+    elapsed = time.perf_counter() - start
+    assert result.step_count == STEPS and result.state.total == STEPS, result.stop_reason
+    return elapsed * 1000 / STEPS, totals["build"] * 1000 / STEPS, totals["model"] * 1000 / STEPS
+
+
+def medians(trace: bool) -> tuple[float, float, float]:
+    """Median total / request-building / model ms per step over RUNS runs (after one warm-up run)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) if trace else None
+        one_run(folder)
+        runs = [one_run(folder) for _ in range(RUNS)]
+    return tuple(statistics.median(r[i] for r in runs) for i in range(3))  # type: ignore[return-value]
+
+
+def main() -> int:
+    """Print the figures: the engine's own overhead excludes the model call and request building
+    (the context layer's RequestView work, measured by bench_request_view.py)."""
+    print(f"engine overhead per step, {STEPS}-step runs, median of {RUNS}, scripted model + JSON parser:")
+    for label, trace, aim in (("no tracing", False, 0.5), ("tracing   ", True, 2.0)):
+        total, build, model = medians(trace)
+        own = total - build - model
+        print(
+            f"  {label}: engine {own:.3f} ms/step (aim < {aim} ms) | with request building {total - model:.3f}"
+            f" | total incl. scripted model {total:.3f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
