@@ -9,11 +9,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from qitos.core.action import Action
 from qitos.core.agent_module import AgentModule
-from qitos.core.decision import Decision
 from qitos.core.errors import (
-    ParseExecutionError,
     QitosRuntimeError,
     StateExecutionError,
     SystemExecutionError,
@@ -21,12 +18,14 @@ from qitos.core.errors import (
 from qitos.core.history import HistoryMessage, HistoryPolicy
 from qitos.core.stop_reason import StopReason
 from qitos.core.task import Task
+from qitos.engine.acting import ActMixin
 from qitos.engine.composition import CONFIG_KEYS, compose
 from qitos.engine.hooks import HookContext
 from qitos.engine.model_call import ModelCaller
+from qitos.engine.outcome import OutcomeMixin, status_for  # noqa: F401 - status_for re-exported
+from qitos.engine.phases import PhaseMixin
 from qitos.engine.policies import (
     BranchSelector,
-    CriticOutput,
     FinalResultCriteria,
     RecoveryHandler,
     RecoveryPolicy,
@@ -36,16 +35,13 @@ from qitos.engine.request_builder import RequestBuilder
 from qitos.engine.result import EngineResult, StepRecord
 from qitos.engine.run_state import RunState, StopSignal, is_stopped
 from qitos.engine.runtime import LifecyclePolicy, RuntimeBudget, RuntimeSnapshot, RuntimeSnapshotContext
-from qitos.engine.serialize import diff, jsonable, state_dict
+from qitos.engine.serialize import jsonable, state_dict
 from qitos.engine.startup import preflight
 from qitos.engine.tool_executor import ToolExecutor
 from qitos.trace import sink
 from qitos.trace.events import (
-    STATUS_COMPLETED,
-    STATUS_FAILED,
     STATUS_PAUSED,
     STATUS_RUNNING,
-    STATUS_STOPPED,
     RunEvent,
     utc_now,
 )
@@ -53,23 +49,6 @@ from qitos.trace.events import (
 StateT = TypeVar("StateT")
 ObservationT = TypeVar("ObservationT")
 ActionT = TypeVar("ActionT")
-
-_FAILED_REASONS = frozenset(
-    {
-        StopReason.UNRECOVERABLE_ERROR.value,
-        StopReason.TASK_VALIDATION_FAILED.value,
-        StopReason.ENV_CAPABILITY_MISMATCH.value,
-    }
-)
-
-
-def status_for(stop_reason: str | None) -> str:
-    """The manifest status of a run that ended with ``stop_reason``."""
-    if stop_reason == StopReason.CANCELLED_IMMEDIATE.value:
-        return STATUS_STOPPED
-    if stop_reason in _FAILED_REASONS:
-        return STATUS_FAILED
-    return STATUS_COMPLETED
 
 
 class _Pause(Exception):
@@ -80,7 +59,7 @@ class _Pause(Exception):
         self.snapshot = snapshot
 
 
-class Engine(Generic[StateT, ObservationT, ActionT]):
+class Engine(PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, ObservationT, ActionT]):
     """The execution kernel: phase loop, tools, recovery, tracing, stop criteria and lifecycle."""
 
     def __init__(
@@ -185,6 +164,9 @@ class Engine(Generic[StateT, ObservationT, ActionT]):
                 return self._paused(run, pause.snapshot)
             except StopSignal:
                 pass
+            except BaseException as exc:
+                self._abort(run, exc)
+                raise
             return self._finish(run)
 
     def resume(self, snapshot: RuntimeSnapshot) -> EngineResult[StateT]:
@@ -214,7 +196,29 @@ class Engine(Generic[StateT, ObservationT, ActionT]):
                 return self._paused(run, pause.snapshot)
             except StopSignal:
                 pass
+            except BaseException as exc:
+                self._abort(run, exc)
+                raise
             return self._finish(run)
+
+    def _abort(self, run: RunState, exc: BaseException) -> None:
+        """An exception escaped the loop (a runtime bug, a failing writer, Ctrl-C): still end the run
+        and finalise its trace, so nothing is left "running", then let the exception propagate."""
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        reason = StopReason.CANCELLED_IMMEDIATE if interrupted else StopReason.UNRECOVERABLE_ERROR
+        message = f"run aborted: {type(exc).__name__}: {exc}"
+        info = {"category": "system", "message": message, "phase": "", "recoverable": False, "details": {}}
+        run.error = info
+        try:
+            self._emit(run, "error", info, ok=False, error=message)
+            self._set_stop(run, reason)
+            self._finish(run)
+        except Exception:  # noqa: BLE001 - the original exception is the one worth raising
+            if run.writer is not None and not run.closed:
+                run.writer.finalize(
+                    status=status_for(reason.value), summary={"stop_reason": reason.value, "error": message}
+                )
+                run.closed = True
 
     # ----------------------------------------------------------------- events
     def _sink_emitter(self, run: RunState) -> Callable[..., None]:
@@ -440,366 +444,6 @@ class Engine(Generic[StateT, ObservationT, ActionT]):
             return
         self._check_stop(run, decision, verdict, record)
 
-    # ----------------------------------------------------------------- phases
-    def _observe(self, run: RunState) -> Any:
-        self._call_hooks("on_before_phase", run, "OBSERVE")
-        self._emit(run, "OBSERVE", {"stage": "start"})
-        env_view = None
-        if self.env is not None:
-            env_view = self._guard(run, "OBSERVE", self.env.observe)
-        observation = self._guard(run, "OBSERVE", lambda: self.agent.observe(run.state, env_view))
-        payload = {"stage": "observation_ready", "observation": jsonable(observation)}
-        self._emit(run, "OBSERVE", payload)
-        self._call_hooks("on_after_phase", run, "OBSERVE", observation=observation)
-        return observation
-
-    def _decide(self, run: RunState, observation: Any) -> Decision[Any]:
-        self._call_hooks("on_before_phase", run, "DECIDE")
-        self._emit(run, "DECIDE", {"stage": "start"})
-        retries = 0
-        while True:
-            try:
-                decision = self._decide_once(run, observation)
-                break
-            except QitosRuntimeError as exc:
-                exc.info.step_id = run.step_count
-                exc.info.phase = exc.info.phase or "DECIDE"
-                retry = self.recovery_policy.should_retry(exc.info, retries, run.recoveries)
-                self._report_error(run, exc, retrying=retry)
-                if not retry:
-                    run.error = exc.info.to_dict()
-                    self._stop_now(run, StopReason.UNRECOVERABLE_ERROR)
-                retries += 1
-                run.recoveries += 1
-                if self.recovery_handler is not None:
-                    self._guard(run, "DECIDE", lambda exc=exc: self.recovery_handler(exc.info, run.state))
-                self._check_interrupts(run)
-        if decision.mode == "branch":
-            chooser = self.search if self.search is not None else self.branch_selector
-            candidates = decision.candidates
-            chosen = self._guard(run, "DECIDE", lambda: chooser.select(candidates, run.state, observation))
-            if not isinstance(chosen, Decision) or chosen.mode == "branch":
-                self._fatal(
-                    run, "DECIDE", f"{type(chooser).__name__}.select must return a non-branch Decision"
-                )
-            chosen.meta.setdefault(
-                "branch", {"candidate_count": len(candidates), "selector": type(chooser).__name__}
-            )
-            decision = chosen
-            self._guard(run, "DECIDE", decision.validate)
-        self._emit(
-            run,
-            "DECIDE",
-            {
-                "stage": "decision_ready",
-                "mode": decision.mode,
-                "rationale": decision.rationale,
-                "actions": jsonable(decision.to_dict()["actions"]),
-                "final_answer": decision.final_answer,
-                "candidate_count": decision.meta.get("branch", {}).get("candidate_count", 0),
-            },
-        )
-        self._call_hooks("on_after_phase", run, "DECIDE", decision=decision)
-        return decision
-
-    def _decide_once(self, run: RunState, observation: Any) -> Decision[Any]:
-        try:
-            decision = self.agent.decide(run.state, observation)
-        except QitosRuntimeError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - agent code failure is a system error
-            raise SystemExecutionError.make(
-                f"agent.decide failed: {type(exc).__name__}: {exc}", phase="DECIDE", step_id=run.step_count
-            ) from exc
-        from_model = decision is None
-        if from_model:
-            decision = run.model.call(run, self._parser())
-        if not isinstance(decision, Decision):
-            cls = ParseExecutionError if from_model else SystemExecutionError
-            raise cls.make(f"decide produced {type(decision).__name__}, not a Decision", phase="DECIDE")
-        try:
-            decision.validate()
-        except ValueError as exc:
-            cls = ParseExecutionError if from_model else SystemExecutionError
-            raise cls.make(f"invalid decision: {exc}", phase="DECIDE") from exc
-        return decision
-
-    def _actions_of(self, decision: Decision[Any]) -> list[Any]:
-        if decision.mode != "act":
-            return []
-        actions = []
-        for item in decision.actions:
-            if isinstance(item, dict):
-                try:
-                    item = Action.from_dict(item)
-                except ValueError as exc:
-                    raise ParseExecutionError.make(f"bad action {item!r}: {exc}", phase="DECIDE") from exc
-            actions.append(item)
-        return actions
-
-    def _act(self, run: RunState, actions: list[Any], record: StepRecord) -> list[Any]:
-        self._call_hooks("on_before_phase", run, "ACT")
-        self._emit(run, "ACT", {"stage": "start"})
-        results: list[Any] = []
-        invocations: list[dict[str, Any]] = []
-        for index, action in enumerate(actions):
-            self._check_interrupts(run)
-            call_id = getattr(action, "action_id", None) or f"{run.step_count}-{index}"
-            if isinstance(action, Action) and (
-                run.executor.registry is not None and action.name in run.executor.registry
-            ):
-                result, invocation = self._run_tool(run, action, call_id)
-            elif self.env is not None:
-                result, invocation = self._run_env_step(run, action, call_id)
-            else:
-                result, invocation = self._run_tool(run, action, call_id)
-            results.append(result)
-            invocations.append(invocation)
-        record.action_results = results
-        record.tool_invocations = invocations
-        if results:
-            self.request_builder.record_tool_results(
-                [
-                    {"tool": inv["tool_name"], "result": jsonable(res), "error": inv["error"]}
-                    for inv, res in zip(invocations, results, strict=True)
-                ],
-                step_id=run.step_count,
-            )
-        self._emit(
-            run,
-            "ACT",
-            {"stage": "action_results", "tool_invocations": invocations, "action_results": jsonable(results)},
-        )
-        self._call_hooks("on_after_phase", run, "ACT", action_results=results)
-        return results
-
-    def _run_tool(self, run: RunState, action: Any, call_id: str) -> tuple[Any, dict[str, Any]]:
-        name = getattr(action, "name", type(action).__name__)
-        args = getattr(action, "args", {})
-        self._emit(run, "tool_call", {"call_id": call_id, "tool": name, "args": jsonable(args)})
-        if isinstance(action, Action):
-            outcome = run.executor.execute(action)
-        else:
-            from qitos.engine.tool_executor import ToolOutcome
-
-            outcome = ToolOutcome(
-                ok=False,
-                error=f"cannot execute {type(action).__name__} without an env",
-                error_category="tool",
-            )
-        self._emit(
-            run,
-            "tool_result",
-            {
-                "call_id": call_id,
-                "tool": name,
-                "ok": outcome.ok,
-                "result": jsonable(outcome.result),
-                "error": outcome.error,
-                "attempts": outcome.attempts,
-                "latency_ms": round(outcome.latency_ms, 3),
-            },
-            ok=outcome.ok,
-            error=outcome.error,
-        )
-        if not outcome.ok:
-            self._emit(
-                run,
-                "error",
-                {
-                    "category": "tool",
-                    "message": outcome.error,
-                    "phase": "ACT",
-                    "recoverable": True,
-                    "details": {"tool": name, "attempts": outcome.attempts, "timed_out": outcome.timed_out},
-                },
-                ok=False,
-                error=outcome.error,
-            )
-        origin = outcome.origin or {"source": "function", "toolset_name": None, "toolset_version": None}
-        invocation = {
-            "tool_name": name,
-            "toolset_name": origin.get("toolset_name"),
-            "toolset_version": origin.get("toolset_version"),
-            "source": origin.get("source"),
-            "attempts": outcome.attempts,
-            "latency_ms": outcome.latency_ms,
-            "status": "success" if outcome.ok else "error",
-            "error_category": outcome.error_category,
-            "error": outcome.error,
-        }
-        return outcome.as_action_result(), invocation
-
-    def _run_env_step(self, run: RunState, action: Any, call_id: str) -> tuple[Any, dict[str, Any]]:
-        name = getattr(action, "name", type(action).__name__)
-        self._emit(
-            run,
-            "tool_call",
-            {"call_id": call_id, "tool": name, "args": jsonable(getattr(action, "args", {}))},
-        )
-        start = time.perf_counter()
-        try:
-            result, ok, error = self.env.step(action), True, None
-        except Exception as exc:  # noqa: BLE001 - env refusal is a step result
-            result, ok, error = None, False, f"env.step failed: {type(exc).__name__}: {exc}"
-        latency = (time.perf_counter() - start) * 1000
-        self._emit(run, "ACT", {"stage": "env_step", "env_result": jsonable(result)})
-        payload = {"call_id": call_id, "tool": name, "ok": ok, "result": jsonable(result), "error": error}
-        self._emit(
-            run,
-            "tool_result",
-            {**payload, "attempts": 1, "latency_ms": round(latency, 3)},
-            ok=ok,
-            error=error,
-        )
-        invocation = {
-            "tool_name": name,
-            "toolset_name": None,
-            "toolset_version": None,
-            "source": "env",
-            "attempts": 1,
-            "latency_ms": latency,
-            "status": "success" if ok else "error",
-            "error_category": None if ok else "env",
-            "error": error,
-        }
-        return (result if ok else {"status": "error", "error": error, "error_category": "env"}), invocation
-
-    def _reduce(
-        self,
-        run: RunState,
-        observation: Any,
-        decision: Decision[Any],
-        record: StepRecord,
-        before: dict[str, Any],
-    ) -> None:
-        self._call_hooks("on_before_phase", run, "REDUCE", decision=decision)
-        self._emit(run, "REDUCE", {"stage": "start"})
-        new_state = self._guard(run, "REDUCE", lambda: self.agent.reduce(run.state, observation, decision))
-        if new_state is None:
-            self._fatal(
-                run, "REDUCE", "agent.reduce returned None; it must return the next state", state=True
-            )
-        run.state = new_state
-        if decision.mode == "final" and getattr(new_state, "final_result", None) is None:
-            try:
-                new_state.final_result = decision.final_answer
-            except AttributeError:
-                pass
-        try:
-            self.validation_gate.after_phase("REDUCE", new_state, run.step_count)
-        except StateExecutionError as exc:
-            self._report_error(run, exc, retrying=False)
-            run.error = exc.info.to_dict()
-            self._stop_now(run, StopReason.UNRECOVERABLE_ERROR)
-        record.state_diff = diff(before, state_dict(new_state))
-        self._emit(run, "REDUCE", {"stage": "state_reduced", "state_diff": record.state_diff})
-        self._call_hooks("on_after_phase", run, "REDUCE", state_diff=record.state_diff)
-
-    def _critic(self, run: RunState, decision: Decision[Any], results: list[Any], record: StepRecord) -> str:
-        if not self.critics:
-            return "continue"
-        self._call_hooks("on_before_phase", run, "CRITIC", decision=decision)
-        self._emit(run, "CRITIC", {"stage": "start", "critic_count": len(self.critics)})
-        outputs: list[CriticOutput] = []
-        for critic in self.critics:
-            raw = self._guard(
-                run, "CRITIC", lambda critic=critic: critic.evaluate(run.state, decision, results)
-            )
-            outputs.append(self._guard(run, "CRITIC", lambda raw=raw: CriticOutput.coerce(raw)))
-        record.critic_outputs = [o.to_dict() for o in outputs]
-        self._emit(run, "CRITIC", {"stage": "outputs", "critic_outputs": record.critic_outputs})
-        verdict = "continue"
-        if any(o.action == "stop" for o in outputs):
-            verdict = "stop"
-        elif any(o.action == "retry" for o in outputs):
-            if run.critic_retries < self.recovery_policy.max_critic_retries_per_step:
-                run.critic_retries += 1
-                verdict = "retry"
-            else:
-                verdict = "stop"
-        stage = {"continue": "pass", "retry": "retry", "stop": "stop"}[verdict]
-        self._emit(run, "CRITIC", {"stage": stage, "critic_retries": run.critic_retries})
-        self._call_hooks(
-            "on_after_phase", run, "CRITIC", critic_outputs=record.critic_outputs, verdict=verdict
-        )
-        return verdict
-
-    def _check_stop(self, run: RunState, decision: Decision[Any], verdict: str, record: StepRecord) -> None:
-        self._call_hooks("on_before_phase", run, "CHECK_STOP")
-        self._emit(run, "CHECK_STOP", {"stage": "start"})
-        state = run.state
-        run.critic_retries = 0
-        reason: StopReason | None = None
-        detail = ""
-        if verdict == "stop":
-            reason, detail = StopReason.CRITIC_STOP, "a critic asked to stop"
-        elif decision.mode == "final":
-            reason, detail = StopReason.FINAL, "Decision.final accepted"
-        if reason is None:
-            info = {
-                "elapsed_seconds": run.elapsed(self.clock),
-                "token_usage": run.tokens,
-                "decision": decision,
-            }
-            for criterion in self.stop_criteria:
-                verdict_obj = self._guard(
-                    run, "CHECK_STOP", lambda c=criterion: c.should_stop(state, run.step_count, info)
-                )
-                stop, why, text = _criterion_verdict(verdict_obj)
-                if stop:
-                    reason, detail = why or StopReason.SUCCESS, text
-                    break
-        if reason is None and self._guard(run, "CHECK_STOP", lambda: bool(self.agent.should_stop(state))):
-            reason, detail = StopReason.AGENT_CONDITION, "agent.should_stop returned True"
-        if reason is None and self.env is not None and self._guard(run, "CHECK_STOP", self.env.is_terminal):
-            reason, detail = StopReason.ENV_TERMINAL, "env.is_terminal returned True"
-        self._advance(run, state)
-        if reason is None:
-            reason, detail = self._limit_reason(run, state, run.step_count + 1)
-        if run.writer is not None:
-            run.writer.write_step(record.to_dict())
-        run.records.append(record)
-        if reason is None:
-            self._emit(run, "CHECK_STOP", {"stage": "continue"})
-        else:
-            self._set_stop(run, reason)
-            final = jsonable(run.final_result)
-            self._emit(
-                run,
-                "CHECK_STOP",
-                {"stage": "stop", "stop_reason": reason.value, "final_result": final, "detail": detail},
-            )
-        self._call_hooks("on_after_phase", run, "CHECK_STOP", stop_reason=run.stop_reason)
-        self._call_hooks("on_step_end", run, "CHECK_STOP", record=record)
-        run.step_count += 1
-
-    def _advance(self, run: RunState, state: Any) -> None:
-        advance = getattr(state, "advance_step", None)
-        max_steps = getattr(state, "max_steps", None)
-        current = getattr(state, "current_step", None)
-        if (
-            callable(advance)
-            and isinstance(max_steps, int)
-            and isinstance(current, int)
-            and current < max_steps
-        ):
-            self._guard(run, "CHECK_STOP", advance)
-
-    def _limit_reason(self, run: RunState, state: Any, steps_done: int) -> tuple[StopReason | None, str]:
-        max_steps = getattr(state, "max_steps", None)
-        current = getattr(state, "current_step", None)
-        if isinstance(max_steps, int) and isinstance(current, int) and current >= max_steps:
-            return StopReason.MAX_STEPS, f"state.current_step reached max_steps={max_steps}"
-        budget = run.budget
-        if steps_done >= budget.max_steps:
-            return StopReason.BUDGET_STEPS, f"budget of {budget.max_steps} steps used"
-        if budget.max_tokens is not None and run.tokens >= budget.max_tokens:
-            return StopReason.BUDGET_TOKENS, f"{run.tokens} tokens used of {budget.max_tokens}"
-        if budget.max_runtime_seconds is not None and run.elapsed(self.clock) >= budget.max_runtime_seconds:
-            return StopReason.BUDGET_TIME, f"runtime budget of {budget.max_runtime_seconds}s used"
-        return None, ""
-
     # ----------------------------------------------------------------- interrupts, pause, stop
     def _check_interrupts(self, run: RunState) -> None:
         """Cancellation and the time/token budgets, checked at every boundary inside a step."""
@@ -839,33 +483,6 @@ class Engine(Generic[StateT, ObservationT, ActionT]):
                     run=run,
                 )
                 raise _Pause(snapshot)
-
-    def _paused(self, run: RunState, snapshot: RuntimeSnapshot) -> EngineResult[StateT]:
-        run.active_elapsed += self.clock() - run.segment_start
-        run.status = STATUS_PAUSED
-        run.snapshot = snapshot
-        pending = [
-            {"name": getattr(a, "name", str(a)), "args": jsonable(getattr(a, "args", {}))}
-            for a in snapshot.pending_actions
-        ]
-        self._emit(
-            run,
-            "lifecycle_pause",
-            {
-                "policy_id": snapshot.policy_id,
-                "reason": snapshot.reason,
-                "step_id": snapshot.step_id,
-                "boundary": snapshot.boundary,
-                "pending_actions": pending,
-            },
-        )
-        if run.writer is not None:
-            run.writer.update_manifest(
-                status=STATUS_PAUSED, summary=self._summary(run), step_count=run.step_count
-            )
-        result = self._result(run)
-        self._call_hooks("on_run_end", run, "END", result=result)
-        return result
 
     def _set_stop(self, run: RunState, reason: StopReason) -> None:
         run.stop_reason = reason.value
@@ -914,98 +531,6 @@ class Engine(Generic[StateT, ObservationT, ActionT]):
             self._fatal(run, phase, f"{phase} failed: {type(exc).__name__}: {exc}")
         return None
 
-    # ----------------------------------------------------------------- finish
-    def _finish(self, run: RunState) -> EngineResult[StateT]:
-        run.active_elapsed += self.clock() - run.segment_start
-        if run.stop_reason is None:
-            self._set_stop(run, StopReason.UNRECOVERABLE_ERROR)
-        status = status_for(run.stop_reason)
-        run.status = status
-        self._emit(run, "END", {"stop_reason": run.stop_reason}, step_id=max(run.step_count - 1, 0))
-        registry = self.agent.tool_registry
-        if run.toolsets_open and registry is not None:
-            self._emit(run, "toolset_teardown_start", {"toolsets": registry.list_toolsets()})
-            try:
-                registry.teardown({"run_id": run.run_id, "env": self.env})
-            except QitosRuntimeError as exc:
-                self._report_error(run, exc, retrying=False)
-            self._emit(run, "toolset_teardown_end", {"toolsets": registry.list_toolsets()})
-        if self.owned_env is not None:
-            self.owned_env.close()
-        result = self._result(run)
-        summary = self._summary(run)
-        self._emit(
-            run,
-            "run_end",
-            {
-                "status": status,
-                "stop_reason": run.stop_reason,
-                "final_result": summary["final_result"],
-                "steps": run.step_count,
-                "token_usage": run.tokens,
-            },
-            step_id=max(run.step_count - 1, 0),
-        )
-        if run.writer is not None:
-            run.writer.update_manifest(step_count=run.step_count, token_usage=run.tokens)
-            run.writer.finalize(status=status, summary=summary)
-            run.closed = True
-        self._call_hooks("on_run_end", run, "END", result=result)
-        return result
-
-    def _result(self, run: RunState) -> EngineResult[StateT]:
-        task_result = (
-            self._task_result(run) if isinstance(run.task, Task) and run.status != STATUS_PAUSED else None
-        )
-        return EngineResult(
-            state=run.state,
-            records=run.records,
-            events=run.events,
-            step_count=run.step_count,
-            task_result=task_result,
-            status=run.status,
-            run_id=run.run_id,
-            snapshot=run.snapshot,
-            token_usage=run.tokens,
-            error=run.error,
-        )
-
-    def _summary(self, run: RunState) -> dict[str, Any]:
-        summary = {
-            "stop_reason": run.stop_reason,
-            "final_result": jsonable(run.final_result),
-            "steps": run.step_count,
-            "token_usage": run.tokens,
-        }
-        if run.error is not None:
-            summary["failure_report"] = {
-                "failure_count": 1,
-                "failures": [run.error],
-                "stop_reason": run.stop_reason,
-            }
-        if run.snapshot is not None:
-            summary["paused"] = {"policy_id": run.snapshot.policy_id, "boundary": run.snapshot.boundary}
-        return summary
-
-    def _task_result(self, run: RunState) -> Any:
-        from qitos.core.task import TaskResult
-
-        task: Task = run.task  # type: ignore[assignment]
-        workspace = getattr(self.env, "root", None)
-        return TaskResult(
-            task_id=task.id,
-            success=run.stop_reason in (StopReason.SUCCESS.value, StopReason.FINAL.value),
-            stop_reason=run.stop_reason,
-            final_result=run.final_result,
-            artifacts=task.resolve_resources(str(workspace) if workspace else None) if task.resources else [],
-            metrics={
-                "steps": run.step_count,
-                "elapsed_seconds": run.active_elapsed,
-                "token_usage": run.tokens,
-            },
-            metadata={"unevaluated_criteria": list(task.success_criteria)} if task.success_criteria else {},
-        )
-
     # ----------------------------------------------------------------- helpers
     def _parser(self) -> Any:
         return self.parser if self.parser is not None else self.agent.model_parser
@@ -1034,17 +559,3 @@ class Engine(Generic[StateT, ObservationT, ActionT]):
             return copy.deepcopy(state)
         except Exception:  # noqa: BLE001 - an uncopyable state is retried without rollback
             return None
-
-
-def _criterion_verdict(value: Any) -> tuple[bool, StopReason | None, str]:
-    """Normalise what a stop criterion returned: a StopDecision, a bool, or (stop, reason[, detail])."""
-    from qitos.engine.policies import StopDecision
-
-    if isinstance(value, StopDecision):
-        return value.stop, StopReason(value.reason) if value.reason is not None else None, value.detail
-    if isinstance(value, bool):
-        return value, None, ""
-    if isinstance(value, tuple) and value and isinstance(value[0], bool):
-        reason = StopReason(value[1]) if len(value) > 1 and value[1] is not None else None
-        return value[0], reason, str(value[2]) if len(value) > 2 else ""
-    raise TypeError(f"a stop criterion must return a StopDecision, bool or tuple, got {type(value).__name__}")

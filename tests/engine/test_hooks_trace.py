@@ -194,3 +194,19 @@ def test_render_hook_prints_a_line_per_step(capsys: pytest.CaptureFixture[str]) 
     assert "# 0 act add" in out and "end completed final" in out
     with pytest.raises(ValueError, match="unknown render theme"):
         ScriptAgent([add_decision()]).run("t", render=True, theme="neon")
+
+
+def test_an_escaping_exception_still_finalises_the_trace(tmp_path: Path) -> None:
+    """A KeyboardInterrupt inside agent code propagates, and the manifest still ends as stopped."""
+
+    class Interrupted(ScriptAgent):
+        def reduce(self, state: Any, observation: Any, decision: Any) -> Any:
+            raise KeyboardInterrupt
+
+    writer = TraceWriter(tmp_path, run_id="ctrl-c")
+    with pytest.raises(KeyboardInterrupt):
+        Engine(Interrupted([add_decision()]), trace_writer=writer).run("t")
+    reader = TraceReader(tmp_path / "ctrl-c")
+    assert reader.manifest["status"] == "stopped"
+    assert reader.manifest["summary"]["stop_reason"] == "cancelled_immediate"
+    assert [e.phase for e in reader.events()][-1] == "run_end"

@@ -1,0 +1,143 @@
+"""The ACT phase of the Engine: run each action as a tool call (or an env step) and record it."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from qitos.core.action import Action
+from qitos.engine.result import StepRecord
+from qitos.engine.run_state import RunState
+from qitos.engine.serialize import jsonable
+
+
+class ActMixin:
+    """Tool dispatch with events and upstream tool_invocations, mixed into the Engine."""
+
+    def _act(self, run: RunState, actions: list[Any], record: StepRecord) -> list[Any]:
+        self._call_hooks("on_before_phase", run, "ACT")
+        self._emit(run, "ACT", {"stage": "start"})
+        results: list[Any] = []
+        invocations: list[dict[str, Any]] = []
+        for index, action in enumerate(actions):
+            self._check_interrupts(run)
+            call_id = getattr(action, "action_id", None) or f"{run.step_count}-{index}"
+            if isinstance(action, Action) and (
+                run.executor.registry is not None and action.name in run.executor.registry
+            ):
+                result, invocation = self._run_tool(run, action, call_id)
+            elif self.env is not None:
+                result, invocation = self._run_env_step(run, action, call_id)
+            else:
+                result, invocation = self._run_tool(run, action, call_id)
+            results.append(result)
+            invocations.append(invocation)
+        record.action_results = results
+        record.tool_invocations = invocations
+        if results:
+            self.request_builder.record_tool_results(
+                [
+                    {"tool": inv["tool_name"], "result": jsonable(res), "error": inv["error"]}
+                    for inv, res in zip(invocations, results, strict=True)
+                ],
+                step_id=run.step_count,
+            )
+        self._emit(
+            run,
+            "ACT",
+            {"stage": "action_results", "tool_invocations": invocations, "action_results": jsonable(results)},
+        )
+        self._call_hooks("on_after_phase", run, "ACT", action_results=results)
+        return results
+
+    def _run_tool(self, run: RunState, action: Any, call_id: str) -> tuple[Any, dict[str, Any]]:
+        name = getattr(action, "name", type(action).__name__)
+        args = getattr(action, "args", {})
+        self._emit(run, "tool_call", {"call_id": call_id, "tool": name, "args": jsonable(args)})
+        if isinstance(action, Action):
+            outcome = run.executor.execute(action)
+        else:
+            from qitos.engine.tool_executor import ToolOutcome
+
+            outcome = ToolOutcome(
+                ok=False,
+                error=f"cannot execute {type(action).__name__} without an env",
+                error_category="tool",
+            )
+        self._emit(
+            run,
+            "tool_result",
+            {
+                "call_id": call_id,
+                "tool": name,
+                "ok": outcome.ok,
+                "result": jsonable(outcome.result),
+                "error": outcome.error,
+                "attempts": outcome.attempts,
+                "latency_ms": round(outcome.latency_ms, 3),
+            },
+            ok=outcome.ok,
+            error=outcome.error,
+        )
+        if not outcome.ok:
+            self._emit(
+                run,
+                "error",
+                {
+                    "category": "tool",
+                    "message": outcome.error,
+                    "phase": "ACT",
+                    "recoverable": True,
+                    "details": {"tool": name, "attempts": outcome.attempts, "timed_out": outcome.timed_out},
+                },
+                ok=False,
+                error=outcome.error,
+            )
+        origin = outcome.origin or {"source": "function", "toolset_name": None, "toolset_version": None}
+        invocation = {
+            "tool_name": name,
+            "toolset_name": origin.get("toolset_name"),
+            "toolset_version": origin.get("toolset_version"),
+            "source": origin.get("source"),
+            "attempts": outcome.attempts,
+            "latency_ms": outcome.latency_ms,
+            "status": "success" if outcome.ok else "error",
+            "error_category": outcome.error_category,
+            "error": outcome.error,
+        }
+        return outcome.as_action_result(), invocation
+
+    def _run_env_step(self, run: RunState, action: Any, call_id: str) -> tuple[Any, dict[str, Any]]:
+        name = getattr(action, "name", type(action).__name__)
+        self._emit(
+            run,
+            "tool_call",
+            {"call_id": call_id, "tool": name, "args": jsonable(getattr(action, "args", {}))},
+        )
+        start = time.perf_counter()
+        try:
+            result, ok, error = self.env.step(action), True, None
+        except Exception as exc:  # noqa: BLE001 - env refusal is a step result
+            result, ok, error = None, False, f"env.step failed: {type(exc).__name__}: {exc}"
+        latency = (time.perf_counter() - start) * 1000
+        self._emit(run, "ACT", {"stage": "env_step", "env_result": jsonable(result)})
+        payload = {"call_id": call_id, "tool": name, "ok": ok, "result": jsonable(result), "error": error}
+        self._emit(
+            run,
+            "tool_result",
+            {**payload, "attempts": 1, "latency_ms": round(latency, 3)},
+            ok=ok,
+            error=error,
+        )
+        invocation = {
+            "tool_name": name,
+            "toolset_name": None,
+            "toolset_version": None,
+            "source": "env",
+            "attempts": 1,
+            "latency_ms": latency,
+            "status": "success" if ok else "error",
+            "error_category": None if ok else "env",
+            "error": error,
+        }
+        return (result if ok else {"status": "error", "error": error, "error_category": "env"}), invocation

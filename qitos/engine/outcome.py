@@ -1,0 +1,155 @@
+"""How a run ends: pause, finish, the result, the manifest summary and the TaskResult."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from qitos.core.errors import QitosRuntimeError
+from qitos.core.stop_reason import StopReason
+from qitos.core.task import Task
+from qitos.engine.result import EngineResult
+from qitos.engine.run_state import RunState
+from qitos.engine.runtime import RuntimeSnapshot
+from qitos.engine.serialize import jsonable
+from qitos.trace.events import STATUS_COMPLETED, STATUS_FAILED, STATUS_PAUSED, STATUS_STOPPED
+
+StateT = TypeVar("StateT")
+
+_FAILED_REASONS = frozenset(
+    {
+        StopReason.UNRECOVERABLE_ERROR.value,
+        StopReason.TASK_VALIDATION_FAILED.value,
+        StopReason.ENV_CAPABILITY_MISMATCH.value,
+    }
+)
+
+
+def status_for(stop_reason: str | None) -> str:
+    """The manifest status of a run that ended with ``stop_reason``."""
+    if stop_reason == StopReason.CANCELLED_IMMEDIATE.value:
+        return STATUS_STOPPED
+    if stop_reason in _FAILED_REASONS:
+        return STATUS_FAILED
+    return STATUS_COMPLETED
+
+
+class OutcomeMixin:
+    """Pause and finish a run, mixed into the Engine."""
+
+    def _paused(self, run: RunState, snapshot: RuntimeSnapshot) -> EngineResult[StateT]:
+        run.active_elapsed += self.clock() - run.segment_start
+        run.status = STATUS_PAUSED
+        run.snapshot = snapshot
+        pending = [
+            {"name": getattr(a, "name", str(a)), "args": jsonable(getattr(a, "args", {}))}
+            for a in snapshot.pending_actions
+        ]
+        self._emit(
+            run,
+            "lifecycle_pause",
+            {
+                "policy_id": snapshot.policy_id,
+                "reason": snapshot.reason,
+                "step_id": snapshot.step_id,
+                "boundary": snapshot.boundary,
+                "pending_actions": pending,
+            },
+        )
+        if run.writer is not None:
+            run.writer.update_manifest(
+                status=STATUS_PAUSED, summary=self._summary(run), step_count=run.step_count
+            )
+        result = self._result(run)
+        self._call_hooks("on_run_end", run, "END", result=result)
+        return result
+
+    def _finish(self, run: RunState) -> EngineResult[StateT]:
+        run.active_elapsed += self.clock() - run.segment_start
+        if run.stop_reason is None:
+            self._set_stop(run, StopReason.UNRECOVERABLE_ERROR)
+        status = status_for(run.stop_reason)
+        run.status = status
+        self._emit(run, "END", {"stop_reason": run.stop_reason}, step_id=max(run.step_count - 1, 0))
+        registry = self.agent.tool_registry
+        if run.toolsets_open and registry is not None:
+            self._emit(run, "toolset_teardown_start", {"toolsets": registry.list_toolsets()})
+            try:
+                registry.teardown({"run_id": run.run_id, "env": self.env})
+            except QitosRuntimeError as exc:
+                self._report_error(run, exc, retrying=False)
+            self._emit(run, "toolset_teardown_end", {"toolsets": registry.list_toolsets()})
+        if self.owned_env is not None:
+            self.owned_env.close()
+        result = self._result(run)
+        summary = self._summary(run)
+        self._emit(
+            run,
+            "run_end",
+            {
+                "status": status,
+                "stop_reason": run.stop_reason,
+                "final_result": summary["final_result"],
+                "steps": run.step_count,
+                "token_usage": run.tokens,
+            },
+            step_id=max(run.step_count - 1, 0),
+        )
+        if run.writer is not None:
+            run.writer.update_manifest(step_count=run.step_count, token_usage=run.tokens)
+            run.writer.finalize(status=status, summary=summary)
+            run.closed = True
+        self._call_hooks("on_run_end", run, "END", result=result)
+        return result
+
+    def _result(self, run: RunState) -> EngineResult[StateT]:
+        task_result = (
+            self._task_result(run) if isinstance(run.task, Task) and run.status != STATUS_PAUSED else None
+        )
+        return EngineResult(
+            state=run.state,
+            records=run.records,
+            events=run.events,
+            step_count=run.step_count,
+            task_result=task_result,
+            status=run.status,
+            run_id=run.run_id,
+            snapshot=run.snapshot,
+            token_usage=run.tokens,
+            error=run.error,
+        )
+
+    def _summary(self, run: RunState) -> dict[str, Any]:
+        summary = {
+            "stop_reason": run.stop_reason,
+            "final_result": jsonable(run.final_result),
+            "steps": run.step_count,
+            "token_usage": run.tokens,
+        }
+        if run.error is not None:
+            summary["failure_report"] = {
+                "failure_count": 1,
+                "failures": [run.error],
+                "stop_reason": run.stop_reason,
+            }
+        if run.snapshot is not None:
+            summary["paused"] = {"policy_id": run.snapshot.policy_id, "boundary": run.snapshot.boundary}
+        return summary
+
+    def _task_result(self, run: RunState) -> Any:
+        from qitos.core.task import TaskResult
+
+        task: Task = run.task  # type: ignore[assignment]
+        workspace = getattr(self.env, "root", None)
+        return TaskResult(
+            task_id=task.id,
+            success=run.stop_reason in (StopReason.SUCCESS.value, StopReason.FINAL.value),
+            stop_reason=run.stop_reason,
+            final_result=run.final_result,
+            artifacts=task.resolve_resources(str(workspace) if workspace else None) if task.resources else [],
+            metrics={
+                "steps": run.step_count,
+                "elapsed_seconds": run.active_elapsed,
+                "token_usage": run.tokens,
+            },
+            metadata={"unevaluated_criteria": list(task.success_criteria)} if task.success_criteria else {},
+        )
