@@ -26,7 +26,10 @@ class _StreamHook(EngineHook):
 
     def on_event(self, event: Any) -> None:
         """Convert and emit (thread-safe: the Engine runs in a worker thread)."""
-        self.stream.emit(from_run_event(event, self.agent_id))
+        # Once the consumer has left (stream closed), the events still reach result.events and the
+        # trace; only the forwarding stops.
+        if not self.stream.closed:
+            self.stream.emit(from_run_event(event, self.agent_id))
 
 
 class AsyncEngine(Generic[StateT, ObservationT, ActionT]):
@@ -89,6 +92,8 @@ class AsyncEngine(Generic[StateT, ObservationT, ActionT]):
                 await asyncio.shield(future)
 
     def _finish_stream(self, stream: EventStream, future: asyncio.Future[Any], agent_id: str) -> None:
+        if future.cancelled():
+            self._engine.request_cancel()  # the worker thread is still running: ask it to stop
         if future.cancelled() or future.exception() is not None:
             exc = None if future.cancelled() else future.exception()
             message = "cancelled" if exc is None else f"{type(exc).__name__}: {exc}"

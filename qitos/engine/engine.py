@@ -142,7 +142,11 @@ class Engine(PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, ObservationT, A
         self.hooks.clear()
 
     def request_cancel(self) -> None:
-        """Ask the running (or next) run to stop at the next boundary with ``cancelled_immediate``."""
+        """Ask the run to stop at its next boundary with ``cancelled_immediate`` (thread-safe).
+
+        A request made before ``run``/``resume`` applies to that run at its first boundary; a request
+        the run ends without observing is dropped, so it never leaks into a later run.
+        """
         self._cancel.set()
 
     # ----------------------------------------------------------------- run / resume

@@ -64,6 +64,7 @@ class OutcomeMixin:
         return result
 
     def _finish(self, run: RunState) -> EngineResult[StateT]:
+        self._cancel.clear()  # a request the run ended without observing must not cancel the next one
         run.active_elapsed += self.clock() - run.segment_start
         if run.stop_reason is None:
             self._set_stop(run, StopReason.UNRECOVERABLE_ERROR)

@@ -1,0 +1,97 @@
+"""Smaller run details: history adapter, toolset lifecycle events, on_error hooks, cancel scope, streams."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from engine_agents import ScriptAgent, add_decision
+
+from qitos import AsyncEngine, Decision, Engine, EngineEventType, ToolRegistry, tool
+from qitos.core.history import InMemoryHistory
+from qitos.engine.hooks import EngineHook, HookContext
+from qitos.models.scripted import ScriptedModel
+from qitos.parsing import JsonDecisionParser
+
+
+def test_history_adapter_receives_each_exchange() -> None:
+    """With agent.history set, each model call appends the user turn and the reply."""
+    history = InMemoryHistory()
+    model = ScriptedModel(['{"final": "ok"}'])
+    agent = ScriptAgent(None, llm=model, model_parser=JsonDecisionParser(), history=history)
+    Engine(agent).run("h")
+    assert [(m.role, m.step_id) for m in history.retrieve()] == [("user", 0), ("assistant", 0)]
+    assert history.retrieve()[1].content == '{"final": "ok"}'
+
+
+class Toolset:
+    """A toolset recording setup and teardown."""
+
+    name = "ts"
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    @tool()
+    def ping(self) -> str:
+        """Ping."""
+        return "pong"
+
+    def setup(self, context: dict[str, Any]) -> None:
+        self.calls.append("setup")
+
+    def teardown(self, context: dict[str, Any]) -> None:
+        self.calls.append("teardown")
+
+
+def test_toolsets_are_set_up_and_torn_down_around_the_run() -> None:
+    """toolset_setup_* events come before INIT; teardown events after END."""
+    ts = Toolset()
+    registry = ToolRegistry().register_toolset(ts)
+    agent = ScriptAgent([Decision.act([{"name": "ts.ping"}]), Decision.final("x")], tool_registry=registry)
+    result = Engine(agent).run("t")
+    kinds = [e.phase for e in result.events]
+    assert kinds[:3] == ["toolset_setup_start", "toolset_setup_end", "INIT"]
+    assert kinds[-4:] == ["END", "toolset_teardown_start", "toolset_teardown_end", "run_end"]
+    assert ts.calls == ["setup", "teardown"] and result.state.seen == ["pong"]
+
+
+def test_on_error_hook_sees_recoverable_errors() -> None:
+    """on_error receives each error's info."""
+    seen: list[dict[str, Any]] = []
+
+    class Errs(EngineHook):
+        def on_error(self, ctx: HookContext) -> None:
+            seen.append(ctx.payload["error"])
+
+    model = ScriptedModel(["junk", '{"final": "ok"}'])
+    agent = ScriptAgent(None, llm=model, model_parser=JsonDecisionParser())
+    Engine(agent, hooks=[Errs()]).run("e")
+    assert [e["category"] for e in seen] == ["parse"] and seen[0]["retrying"] is True
+
+
+def test_cancel_requested_before_run_applies_once() -> None:
+    """A cancel requested before run stops that run at step 0; the next run is unaffected."""
+    engine = Engine(ScriptAgent([add_decision(), Decision.final("x")]))
+    engine.request_cancel()
+    first = engine.run("t")
+    assert first.stop_reason == "cancelled_immediate" and first.step_count == 0
+    second = engine.run("t")
+    assert second.stop_reason in ("final", "max_steps")
+
+
+def test_leaving_a_stream_early_cancels_the_run() -> None:
+    """Breaking out of arun_stream cancels the underlying run and leaves no cancel pending."""
+
+    async def main() -> AsyncEngine:
+        engine = AsyncEngine(ScriptAgent([add_decision()]))
+        async for event in engine.arun_stream("t"):
+            if event.event_type is EngineEventType.ACT:
+                break
+        return engine
+
+    engine = asyncio.run(main())
+    assert engine.event_stream is None
+    assert not engine.engine._cancel.is_set()
+    again = engine.run("t")
+    assert again.step_count == 10
