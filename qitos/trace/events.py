@@ -145,11 +145,15 @@ class RunEvent:
         except (TypeError, ValueError):
             step_id = 0
         payload = data.get("payload")
+        ok = data.get("ok", True)
+        if isinstance(ok, str):
+            # Hand-edited or foreign traces sometimes spell booleans as strings.
+            ok = ok.strip().lower() not in ("false", "0", "no", "")
         return cls(
             run_id=str(data.get("run_id", "")),
             step_id=step_id,
             phase=str(data.get("phase", "")),
-            ok=bool(data.get("ok", True)),
+            ok=bool(ok),
             payload=payload if isinstance(payload, dict) else {"value": payload},
             error=data.get("error"),
             ts=str(data.get("ts", "")),
