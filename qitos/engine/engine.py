@@ -254,6 +254,8 @@ class Engine(PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, ObservationT, A
         )
         with run.lock:
             run.events.append(event)
+            if phase == "error":
+                run.failures.append(payload)
             if writer is not None and not run.closed:
                 writer.write_event(event)
         for hook in self.hooks:

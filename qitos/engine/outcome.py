@@ -83,6 +83,8 @@ class OutcomeMixin:
             self.owned_env.close()
         result = self._result(run)
         summary = self._summary(run)
+        if result.task_result is not None:
+            summary["task_result"] = jsonable(result.task_result)
         self._emit(
             run,
             "run_end",
@@ -126,10 +128,12 @@ class OutcomeMixin:
             "steps": run.step_count,
             "token_usage": run.tokens,
         }
-        if run.error is not None:
+        if run.failures or run.error is not None:
+            # Every error is emitted as an event before it is kept as run.error, so the events list them all.
+            failures = list(run.failures) or [run.error]
             summary["failure_report"] = {
-                "failure_count": 1,
-                "failures": [run.error],
+                "failure_count": len(failures),
+                "failures": failures,
                 "stop_reason": run.stop_reason,
             }
         if run.snapshot is not None:

@@ -40,6 +40,7 @@ class RunState:
     stop_reason: str | None = None
     status: str = STATUS_RUNNING
     error: dict[str, Any] | None = None
+    failures: list[dict[str, Any]] = field(default_factory=list)  # every error event's payload
     snapshot: Any = None
     pending: dict[str, Any] = field(default_factory=dict)
     model: Any = None

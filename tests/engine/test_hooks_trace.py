@@ -210,3 +210,17 @@ def test_an_escaping_exception_still_finalises_the_trace(tmp_path: Path) -> None
     assert reader.manifest["status"] == "stopped"
     assert reader.manifest["summary"]["stop_reason"] == "cancelled_immediate"
     assert [e.phase for e in reader.events()][-1] == "run_end"
+
+
+def test_manifest_lists_every_failure_and_the_task_result(tmp_path: Path) -> None:
+    """Recovered errors are in the failure report too; a Task run's result is in the summary."""
+    from qitos import Task
+
+    model = ScriptedModel(["junk", '{"final": "ok"}'])
+    writer = TraceWriter(tmp_path, run_id="fr")
+    agent = ScriptAgent(None, llm=model, model_parser=JsonDecisionParser())
+    Engine(agent, trace_writer=writer).run(Task(id="t7", objective="o"))
+    summary = json.loads((tmp_path / "fr" / "manifest.json").read_text())["summary"]
+    report = summary["failure_report"]
+    assert report["failure_count"] == 1 and report["failures"][0]["category"] == "parse"
+    assert summary["task_result"]["task_id"] == "t7" and summary["task_result"]["success"] is True
