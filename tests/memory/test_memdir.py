@@ -480,3 +480,32 @@ def test_no_events_outside_a_run(memdir: MemdirMemory) -> None:
     assert not sink.active()
     memdir.append(MemoryRecord("user", "x", 0))
     assert len(memdir.retrieve()) == 1
+
+
+def test_threads_share_one_instance_safely(memdir: MemdirMemory) -> None:
+    """Recall from several threads while another thread appends and deletes raises nothing."""
+    import threading
+
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def reader() -> None:
+        try:
+            while not stop.is_set():
+                memdir.retrieve()
+                memdir.scan()
+        except BaseException as exc:  # collected and asserted below: a failure must not vanish
+            errors.append(exc)
+
+    threads = [threading.Thread(target=reader) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for i in range(60):
+        memdir.append(MemoryRecord("user", f"t{i}", i, record_id=f"t{i}"))
+        if i % 3 == 0:
+            memdir.delete(f"t{i}")
+    stop.set()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(memdir.retrieve()) == 40

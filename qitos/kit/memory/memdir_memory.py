@@ -266,7 +266,8 @@ class MemdirMemory(Memory):
         """The current local record with this id, read fresh, or None (also when it is malformed)."""
         path = os.path.join(self.records_dir, record_filename(record_id))
         self._check_records_dir(self.records_dir)
-        result = self._read_one(path)
+        with self._lock:
+            result = self._read_one(path)
         return _copy_record(result.parsed.record) if isinstance(result, _Cached) else None
 
     @property
@@ -353,6 +354,12 @@ class MemdirMemory(Memory):
 
     def _scan_dir(self, records_dir: Path, scope: str) -> tuple[list[_Cached], list[RejectedFile]]:
         """List one records/ directory, oldest first: one lstat per file, parsing only what changed."""
+        # The parse cache is shared by every thread using this instance (engine tools, a TUI worker).
+        with self._lock:
+            return self._scan_dir_locked(records_dir, scope)
+
+    def _scan_dir_locked(self, records_dir: Path, scope: str) -> tuple[list[_Cached], list[RejectedFile]]:
+        """The body of :meth:`_scan_dir`, run under the instance lock."""
         self._check_records_dir(records_dir)
         found: list[_Cached] = []
         rejected: list[RejectedFile] = []
