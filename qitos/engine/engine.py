@@ -427,7 +427,7 @@ class Engine(PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, ObservationT, A
             observation = self._observe(run)
             record = StepRecord(step_id=step_id, observation=observation)
             decision = self._decide(run, observation)
-            actions = self._actions_of(decision)
+            actions = self._guard(run, "DECIDE", lambda: self._actions_of(decision))
             record.decision = decision
             record.actions = actions
             self._check_interrupts(run)

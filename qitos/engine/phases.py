@@ -94,7 +94,16 @@ class PhaseMixin:
             ) from exc
         from_model = decision is None
         if from_model:
-            decision = run.model.call(run, self._parser())
+            try:
+                decision = run.model.call(run, self._parser())
+            except QitosRuntimeError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - prompt hooks or request building failed
+                raise SystemExecutionError.make(
+                    f"building the model request failed: {type(exc).__name__}: {exc}",
+                    phase="DECIDE",
+                    step_id=run.step_count,
+                ) from exc
         if not isinstance(decision, Decision):
             cls = ParseExecutionError if from_model else SystemExecutionError
             raise cls.make(f"decide produced {type(decision).__name__}, not a Decision", phase="DECIDE")

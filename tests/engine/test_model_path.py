@@ -143,3 +143,17 @@ def test_missing_llm_or_parser_is_a_clear_failure() -> None:
     assert "no parser" in result.error["message"]
     with pytest.raises(TypeError, match="llm must be"):
         Engine(ScriptAgent(None, llm=42))
+
+
+def test_failing_prompt_hook_is_reported_not_raised() -> None:
+    """An exception in prepare() during a model step ends the run with a message naming it."""
+
+    class BadPrompt(ScriptAgent):
+        def prepare(self, state: Any) -> str:
+            raise RuntimeError("template missing")
+
+    model = ScriptedModel([FINAL])
+    result = Engine(BadPrompt(None, llm=model, model_parser=JsonDecisionParser())).run("p")
+    assert result.stop_reason == "unrecoverable_error"
+    assert "building the model request failed: RuntimeError: template missing" in result.error["message"]
+    assert model.calls == 0

@@ -154,3 +154,10 @@ def test_every_stop_reason_is_covered_by_this_suite() -> None:
     text = "".join(p.read_text() for p in Path(__file__).parent.glob("test_*.py"))
     missing = [r.value for r in StopReason if f'"{r.value}"' not in text and r.name not in text]
     assert missing == []
+
+
+def test_malformed_action_dict_from_decide_is_reported() -> None:
+    """A dict action without a name ends the run with a clear error instead of raising."""
+    result = Engine(ScriptAgent([Decision.act([{"args": {"a": 1}}])])).run("t")
+    assert result.stop_reason == "unrecoverable_error"
+    assert "missing required field 'name'" in result.error["message"]
