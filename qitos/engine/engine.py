@@ -409,18 +409,20 @@ class Engine(PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, ObservationT, A
     def _step(self, run: RunState, resumed: tuple[int, str, RuntimeSnapshot] | None) -> None:
         step_id = run.step_count
         if resumed is not None and resumed[1] == "before_act":
-            pending = resumed[2]
-            observation = pending.run.pending["observation"]
-            decision = pending.pending_decision
-            actions = list(pending.pending_actions)
-            record = pending.run.pending["record"]
-            before = pending.run.pending["before"]
-            rollback = pending.run.pending["rollback"]
+            snapshot = resumed[2]
+            observation = run.pending["observation"]
+            decision = snapshot.pending_decision
+            actions = list(snapshot.pending_actions)
+            record = run.pending["record"]
+            before = run.pending["before"]
+            rollback = run.pending["rollback"]
+            # Policies after the one that paused have not been asked at this boundary yet.
+            self._maybe_pause(run, "before_act", decision, actions, after=snapshot.policy_index)
             run.pending = {}
         else:
             self._check_interrupts(run)
-            if resumed is None:
-                self._maybe_pause(run, "before_decide", None, [])
+            after = resumed[2].policy_index if resumed is not None else -1
+            self._maybe_pause(run, "before_decide", None, [], after=after)
             self._call_hooks("on_step_start", run, "OBSERVE")
             rollback = self._rollback_copy(run.state) if self.critics else None
             before = state_dict(run.state)
@@ -463,8 +465,11 @@ class Engine(PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, ObservationT, A
         if budget.max_tokens is not None and run.tokens >= budget.max_tokens:
             self._stop_now(run, StopReason.BUDGET_TOKENS)
 
-    def _maybe_pause(self, run: RunState, boundary: str, decision: Any, actions: list[Any]) -> None:
-        if not self.lifecycle_policies:
+    def _maybe_pause(
+        self, run: RunState, boundary: str, decision: Any, actions: list[Any], *, after: int = -1
+    ) -> None:
+        """Ask each lifecycle policy (those past index ``after``) whether to pause here."""
+        if len(self.lifecycle_policies) <= after + 1:
             return
         context = RuntimeSnapshotContext(
             run_id=run.run_id,
@@ -474,7 +479,9 @@ class Engine(PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, ObservationT, A
             pending_decision=decision,
             pending_actions=tuple(actions),
         )
-        for policy in self.lifecycle_policies:
+        for index, policy in enumerate(self.lifecycle_policies):
+            if index <= after:
+                continue
             pause = self._guard(run, boundary, lambda p=policy: bool(p.should_pause(context)))
             if pause:
                 snapshot = RuntimeSnapshot(
@@ -487,6 +494,7 @@ class Engine(PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, ObservationT, A
                     pending_decision=decision,
                     pending_actions=list(actions),
                     run=run,
+                    policy_index=index,
                 )
                 raise _Pause(snapshot)
 

@@ -102,6 +102,8 @@ class RuntimeSnapshot:
     pending_actions: list[Any] = field(default_factory=list)
     # The live run (private to the Engine that paused it): counters, records, events, writer.
     run: Any = field(default=None, repr=False, compare=False)
+    # Which policy paused (its index in the Engine's list); on resume only later ones are asked here.
+    policy_index: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The snapshot's inspectable part as JSON data (the live run is not serialised)."""

@@ -151,3 +151,21 @@ def test_a_failing_policy_is_an_unrecoverable_error() -> None:
     agent = ScriptAgent(_script(), extensions={"b": Broken}, lifecycle=["b"])
     result = Engine(agent).run("t")
     assert result.stop_reason == "unrecoverable_error" and "policy bug" in result.error["message"]
+
+
+def test_later_policies_are_asked_after_resuming_at_the_same_boundary() -> None:
+    """Two policies pausing at the same boundary pause one after the other; neither twice."""
+    first = AskLog({(0, "before_act")})
+    first.policy_id = "first"
+    second = AskLog({(0, "before_act")})
+    second.policy_id = "second"
+    agent = ScriptAgent(_script(), extensions={"a": lambda: first, "b": lambda: second}, lifecycle=["a", "b"])
+    engine = Engine(agent)
+    paused = engine.run("t")
+    assert paused.snapshot.policy_id == "first" and second.asked == [(0, "before_decide")]
+    paused = engine.resume(paused.snapshot)
+    assert paused.status == "paused" and paused.snapshot.policy_id == "second"
+    assert first.asked.count((0, "before_act")) == 1
+    done = engine.resume(paused.snapshot)
+    assert done.stop_reason == "final" and second.asked.count((0, "before_act")) == 1
+    assert done.state.seen == [2, 4]
