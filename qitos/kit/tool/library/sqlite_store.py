@@ -303,6 +303,10 @@ class SqliteToolLibrary(BaseToolLibrary):
 
     def skills(self, *, include_inactive: bool = True) -> list[dict[str, Any]]:
         """Every skill of the namespace for browsing: name, latest_version, active, tags, description."""
+        return self._skill_rows(include_inactive=include_inactive, limit=-1)
+
+    def _skill_rows(self, *, include_inactive: bool, limit: int) -> list[dict[str, Any]]:
+        """Skill rows by name, at most ``limit`` of them (-1: all)."""
         with self._lock, _translate_errors():
             rows = (
                 self._db()
@@ -310,8 +314,8 @@ class SqliteToolLibrary(BaseToolLibrary):
                     "SELECT s.name, s.latest_version, s.active, v.tags_json, v.description, v.summary,"
                     " s.created_at, s.updated_at FROM skills s JOIN skill_versions v"
                     " ON v.namespace = s.namespace AND v.name = s.name AND v.version = s.latest_version"
-                    " WHERE s.namespace = ? AND (? OR s.active = 1) ORDER BY s.name",
-                    (self.namespace, int(include_inactive)),
+                    " WHERE s.namespace = ? AND (? OR s.active = 1) ORDER BY s.name LIMIT ?",
+                    (self.namespace, int(include_inactive), limit),
                 )
                 .fetchall()
             )
@@ -348,7 +352,7 @@ class SqliteToolLibrary(BaseToolLibrary):
                 "active": s["active"],
                 "updated_at": s["updated_at"],
             }
-            for s in self.skills(include_inactive=False)[:limit]
+            for s in self._skill_rows(include_inactive=False, limit=limit)
         ]
 
     def search(self, query: str, top_k: int = 5) -> list[ToolArtifact]:
@@ -402,7 +406,8 @@ class SqliteToolLibrary(BaseToolLibrary):
         conn = self._db()
         with _translate_errors():
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            # FULL: a publish the caller saw succeed survives a power cut, not only a process kill.
+            conn.execute("PRAGMA synchronous=FULL")
             with _immediate(conn):
                 # One statement at a time: executescript would commit the open transaction.
                 for statement in _SCHEMA:
