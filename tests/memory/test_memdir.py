@@ -275,6 +275,7 @@ def test_malformed_and_symlinked_files_are_never_recalled_and_reported(
         "---\nrecord_id: other\nrole: u\nstep_id: 0\n---\nx"
     )
     (memdir.records_dir / "notes.md").write_text("hand-written")
+    (memdir.records_dir / record_filename("crlf")).write_bytes(b"---\r\nrecord_id: crlf\r\n---\r\nx")
     (memdir.records_dir / record_filename("dir")).mkdir()
     scan = memdir.scan()
     assert [e.record.record_id for e in scan.entries] == ["good"]
@@ -286,6 +287,7 @@ def test_malformed_and_symlinked_files_are_never_recalled_and_reported(
     assert "UTF-8" in reasons[record_filename("bin")]
     assert "does not match" in reasons[record_filename("renamed")]
     assert "not a record hash" in reasons["notes.md"]
+    assert "CRLF" in reasons[record_filename("crlf")]
     assert "regular file" in reasons[record_filename("dir")]
     assert all(r.scope == "local" for r in scan.rejected)
     assert [r.record_id for r in memdir.retrieve()] == ["good"]

@@ -115,6 +115,8 @@ def parse_record(data: bytes, *, expected_name: str) -> ParsedRecord:
     except UnicodeDecodeError as exc:
         raise RecordFormatError(f"not UTF-8 (byte {exc.start})") from exc
     if not text.startswith("---\n"):
+        if text.startswith("---\r\n"):
+            raise RecordFormatError("front matter has CRLF line endings (save the file with LF endings)")
         raise RecordFormatError("missing front matter (file must start with '---')")
     end = text.find("\n---\n", 3)
     if end < 0:
