@@ -15,6 +15,7 @@ class ToolRegistry:
     def __init__(self) -> None:
         self._tools: dict[str, BaseTool] = {}
         self._toolsets: dict[str, Any] = {}
+        self._specs: list[dict[str, Any]] | None = None  # built once per registry change
 
     def register(self, item: Any, name: str | None = None, meta: ToolMeta | None = None) -> ToolRegistry:
         """Register one callable or BaseTool (a duplicate name is an error); returns self."""
@@ -54,6 +55,7 @@ class ToolRegistry:
                 raise ValueError(f"tool {tool_obj.name!r} is already registered")
         for tool_obj in staged:
             self._tools[tool_obj.name] = tool_obj
+        self._specs = None
         self._toolsets[prefix] = toolset
         return self
 
@@ -112,8 +114,14 @@ class ToolRegistry:
         return "\n".join(lines)
 
     def get_all_specs(self) -> list[dict[str, Any]]:
-        """``{name, description, parameters}`` for every tool, sorted by name."""
-        return [self._tools[name].spec() for name in self.list_tools()]
+        """``{name, description, parameters}`` for every tool, sorted by name.
+
+        Built once per registry change; each call returns new top-level dicts, but the nested
+        ``parameters`` schemas are shared: treat them as read-only.
+        """
+        if self._specs is None:
+            self._specs = [self._tools[name].spec() for name in self.list_tools()]
+        return [dict(spec) for spec in self._specs]
 
     def setup(self, context: dict[str, Any] | None = None) -> None:
         """Call ``setup(context)`` on every toolset that has it."""
@@ -145,6 +153,7 @@ class ToolRegistry:
         if tool_obj.name in self._tools:
             raise ValueError(f"tool {tool_obj.name!r} is already registered")
         self._tools[tool_obj.name] = tool_obj
+        self._specs = None
 
     def _require(self, name: str) -> BaseTool:
         tool_obj = self._tools.get(name)

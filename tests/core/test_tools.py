@@ -184,3 +184,13 @@ def test_teardown_reports_every_failure() -> None:
     with pytest.raises(ToolExecutionError, match="broken: OSError: disk gone"):
         reg.teardown()
     assert good.events == ["teardown"]
+
+
+def test_specs_are_rebuilt_after_registering_more_tools() -> None:
+    """The cached specs follow registry changes."""
+    reg = ToolRegistry().register(search_web)
+    assert [s["name"] for s in reg.get_all_specs()] == ["search_web"]
+    reg.register(lambda x: x, name="echo")
+    assert [s["name"] for s in reg.get_all_specs()] == ["echo", "search_web"]
+    reg.register_toolset(MathToolset())
+    assert len(reg.get_all_specs()) == 4
