@@ -123,6 +123,8 @@ class Engine(PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, ObservationT, A
         self.hook_errors: list[str] = []
         self._cancel = threading.Event()
         self._run: RunState | None = None
+        self._busy = threading.Lock()  # one run at a time per Engine (the request builder is per run)
+        self._finalised_writers: set[int] = set()
 
     # ----------------------------------------------------------------- hooks and cancellation
     def register_hook(self, hook: Any) -> None:
@@ -155,6 +157,28 @@ class Engine(PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, ObservationT, A
         if not isinstance(task, str | Task):
             raise TypeError(f"task must be a str or a Task, got {type(task).__name__}")
         writer = self.trace_writer
+        if writer is not None and id(writer) in self._finalised_writers:
+            raise RuntimeError(
+                "this Engine's TraceWriter already holds a finished run; give each run its own"
+            )
+        previous = self._run
+        if (
+            writer is not None
+            and previous is not None
+            and previous.writer is writer
+            and previous.status == STATUS_PAUSED
+        ):
+            raise RuntimeError(
+                f"run {previous.run_id!r} is paused on this Engine's TraceWriter; resume it, or give the new run its own"
+            )
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError("this Engine is already running; use one Engine per concurrent run")
+        try:
+            return self._run_new(task, writer, kwargs)
+        finally:
+            self._busy.release()
+
+    def _run_new(self, task: str | Task, writer: Any, kwargs: dict[str, Any]) -> EngineResult[StateT]:
         run_id = getattr(writer, "run_id", None) or self.new_run_id()
         run = RunState(run_id=run_id, task=task, writer=writer, started=self.clock(), engine_id=id(self))
         self._run = run
@@ -184,7 +208,18 @@ class Engine(PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, ObservationT, A
             )
         if run.status != STATUS_PAUSED or run.snapshot is not snapshot:
             raise ValueError(f"run {run.run_id!r} is not paused at this snapshot (status {run.status!r})")
-        self._run = run
+        if self._run is not run:
+            raise ValueError(
+                f"a newer run was started on this Engine; run {run.run_id!r} can no longer resume"
+            )
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError("this Engine is already running; resume once the current run returns")
+        try:
+            return self._resume_locked(run, snapshot)
+        finally:
+            self._busy.release()
+
+    def _resume_locked(self, run: RunState, snapshot: RuntimeSnapshot) -> EngineResult[StateT]:
         run.status = STATUS_RUNNING
         run.snapshot = None
         run.segment_start = self.clock()

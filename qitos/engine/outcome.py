@@ -101,6 +101,7 @@ class OutcomeMixin:
             run.writer.update_manifest(step_count=run.step_count, token_usage=run.tokens)
             run.writer.finalize(status=status, summary=summary)
             run.closed = True
+            self._finalised_writers.add(id(run.writer))
         self._call_hooks("on_run_end", run, "END", result=result)
         return result
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from engine_agents import ScriptAgent, add_decision
 
 from qitos import AsyncEngine, Decision, Engine, EngineEventType, ToolRegistry, tool
@@ -95,3 +96,57 @@ def test_leaving_a_stream_early_cancels_the_run() -> None:
     assert not engine.engine._cancel.is_set()
     again = engine.run("t")
     assert again.step_count == 10
+
+
+def test_one_run_at_a_time_and_one_trace_per_writer(tmp_path: Any) -> None:
+    """A second concurrent run, a reused finished writer, or a new run over a paused one are refused."""
+    import threading
+
+    from qitos import Action
+    from qitos.trace.writer import TraceWriter
+
+    entered, release = threading.Event(), threading.Event()
+
+    @tool(name="hold")
+    def hold() -> str:
+        entered.set()
+        release.wait(5)
+        return "ok"
+
+    agent = ScriptAgent(
+        [Decision.act([Action("hold")]), Decision.final("x")], tool_registry=ToolRegistry().register(hold)
+    )
+    engine = Engine(agent)
+    worker = threading.Thread(target=engine.run, args=("t",))
+    worker.start()
+    assert entered.wait(5)
+    try:
+        with pytest.raises(RuntimeError, match="already running"):
+            engine.run("again")
+    finally:
+        release.set()
+        worker.join(5)
+
+    writer = TraceWriter(tmp_path, run_id="once")
+    traced = Engine(ScriptAgent([Decision.final("x")]), trace_writer=writer)
+    traced.run("t")
+    with pytest.raises(RuntimeError, match="already holds a finished run"):
+        traced.run("t")
+
+
+def test_a_newer_run_invalidates_an_older_snapshot() -> None:
+    """Starting a new run on the Engine makes the paused run's snapshot unresumable."""
+    from qitos.engine.runtime import LifecyclePolicy
+
+    class PauseFirst(LifecyclePolicy):
+        policy_id = "first"
+
+        def should_pause(self, context: Any) -> bool:
+            return context.step_id == 0 and context.boundary == "before_decide"
+
+    agent = ScriptAgent([Decision.final("x")], extensions={"p": PauseFirst}, lifecycle=["p"])
+    engine = Engine(agent)
+    old = engine.run("a")
+    engine.run("b")
+    with pytest.raises(ValueError, match="newer run"):
+        engine.resume(old.snapshot)
