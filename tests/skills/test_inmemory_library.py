@@ -46,6 +46,11 @@ def test_in_memory_versions_conflicts_and_catalog(events: list) -> None:
     assert [a.name for a in lib.search("chart")] == ["plot"]
     assert lib.deprecate("plot") is True and lib.deprecate("plot") is False
     assert lib.search("chart") == [] and lib.get("plot").active is False
+    assert [(s["name"], s["latest_version"], s["active"]) for s in lib.skills()] == [
+        ("audit", 2, True),
+        ("plot", 1, False),
+    ]
+    assert [s["name"] for s in lib.skills(include_inactive=False)] == ["audit"]
     assert [k for k, _ in events] == [
         "skill_publish",
         "skill_publish",

@@ -193,6 +193,25 @@ class InMemoryToolLibrary(BaseToolLibrary):
         with self._lock:
             return [self._view(a) for a in self._versions.get(name, [])]
 
+    def skills(self, *, include_inactive: bool = True) -> list[dict[str, Any]]:
+        """Every skill for browsing, by name: name, latest_version, active, tags, description, ..."""
+        with self._lock:
+            latest = [self._view(h[-1]) for _, h in sorted(self._versions.items())]
+        return [
+            {
+                "name": a.name,
+                "latest_version": a.version,
+                "active": a.active,
+                "tags": list(a.tags),
+                "description": a.description,
+                "summary": a.summary,
+                "created_at": a.created_at,
+                "updated_at": a.updated_at,
+            }
+            for a in latest
+            if include_inactive or a.active
+        ]
+
     def search(self, query: str, top_k: int = 5) -> list[ToolArtifact]:
         """Active artifacts ranked by weighted term matches."""
         validate_query_text(query)
