@@ -1,0 +1,75 @@
+"""Another process that changes a memory root or a skill database (run by the live tests and benchmarks).
+
+Usage::
+
+    python browser_writer.py edit ROOT RECORD_ID TEXT       # rewrite a record's body in place, like an editor
+    python browser_writer.py add ROOT RECORD_ID TEXT        # append a record through MemdirMemory
+    python browser_writer.py delete ROOT RECORD_ID          # delete a record through MemdirMemory
+    python browser_writer.py unlink ROOT RECORD_ID          # remove a record file behind the memory's back
+    python browser_writer.py publish DB NAMESPACE NAME SOURCE   # publish the next version of a skill
+    python browser_writer.py serve ROOT                     # edit rec-bench on each stdin line; print the time
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from qitos.core.memory import MemoryRecord
+from qitos.kit.memory.memdir_format import record_filename
+from qitos.kit.memory.memdir_memory import MemdirMemory
+from qitos.kit.tool.library.base import ToolArtifact
+from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
+
+
+def edit(root: Path, record_id: str, text: str) -> None:
+    """Replace the body of a record file, keeping its header, with one write (as an editor saves)."""
+    path = root / "records" / record_filename(record_id)
+    data = path.read_text(encoding="utf-8")
+    end = data.index("\n---\n", 3) + 5
+    with path.open("r+", encoding="utf-8") as out:
+        out.seek(0)
+        out.write(data[:end] + text)
+        out.truncate()
+
+
+def main(argv: list[str]) -> int:
+    """Run one command; exit status 2 on a usage error."""
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    command, target = argv[0], Path(argv[1])
+    if command == "edit":
+        edit(target, argv[2], argv[3])
+    elif command == "add":
+        MemdirMemory(str(target)).append(
+            MemoryRecord(role="tool", content=argv[3], step_id=7, record_id=argv[2])
+        )
+    elif command == "delete":
+        if not MemdirMemory(str(target)).delete(argv[2]):
+            print(f"{argv[2]} was absent", file=sys.stderr)
+            return 1
+    elif command == "unlink":
+        (target / "records" / record_filename(argv[2])).unlink()
+    elif command == "publish":
+        with SqliteToolLibrary(target, namespace=argv[2]) as library:
+            stored = library.add_or_update(
+                ToolArtifact(name=argv[3], description="published by another process", source=argv[4])
+            )
+        print(stored.version)
+    elif command == "serve":
+        # One process for many samples: a line on stdin triggers an edit; the monotonic time is printed
+        # (CLOCK_MONOTONIC is system-wide on Linux, so the benchmark can compare it with its own).
+        for n, _line in enumerate(sys.stdin):
+            stamp = time.monotonic()
+            edit(target, "rec-bench", f"sample {n}")
+            print(stamp, flush=True)
+    else:
+        print(f"unknown command {command!r}\n{__doc__}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,93 @@
+"""Standalone browser apps: `qitos-tui memory DIR` and `qitos-tui skills DB` build them here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer, Header
+
+from tui.browsers.memory_browser import MemoryBrowser
+from tui.browsers.skills_browser import SkillsBrowser
+
+
+class MemoryBrowserApp(App[int]):
+    """A Memdir root (and optionally a global one) browsed on its own."""
+
+    CSS_PATH = "browsers.tcss"
+    TITLE = "qitos-tui memory"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+        Binding("slash", "focus_filter", "Filter", show=False),
+    ]
+
+    def __init__(self, memory_dir: Path, *, global_dir: Path | None = None, watch: bool = True) -> None:
+        super().__init__()
+        self.memory_dir = memory_dir
+        self.global_dir = global_dir
+        self.watch = watch
+        self.sub_title = memory_dir.name
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="≡")
+        yield MemoryBrowser(self.memory_dir, global_dir=self.global_dir, watch_files=self.watch, id="memory")
+        yield Footer()
+
+    @property
+    def browser(self) -> MemoryBrowser:
+        """The one browser of this app."""
+        return self.query_one(MemoryBrowser)
+
+    def action_focus_filter(self) -> None:
+        """Focus the filter box."""
+        self.browser.action_filter()
+
+
+class SkillsBrowserApp(App[int]):
+    """A SQLite skill library browsed on its own (read-only)."""
+
+    CSS_PATH = "browsers.tcss"
+    TITLE = "qitos-tui skills"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+        Binding("slash", "focus_search", "Search", show=False),
+    ]
+
+    def __init__(self, db_path: Path, *, namespace: str | None = None, watch: bool = True) -> None:
+        super().__init__()
+        self.db_path = db_path
+        self.namespace = namespace
+        self.watch = watch
+        self.sub_title = db_path.name
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="≡")
+        yield SkillsBrowser(self.db_path, namespace=self.namespace, watch_files=self.watch, id="skills")
+        yield Footer()
+
+    @property
+    def browser(self) -> SkillsBrowser:
+        """The one browser of this app."""
+        return self.query_one(SkillsBrowser)
+
+    def action_focus_search(self) -> None:
+        """Focus the catalog search box."""
+        self.browser.action_search()
+
+
+def make_memory_app(
+    memory_dir: str | Path, *, global_dir: str | Path | None = None, watch: bool = True
+) -> MemoryBrowserApp:
+    """The memory browser app for the CLI and the tests (``watch=False``: no file watching)."""
+    return MemoryBrowserApp(
+        Path(memory_dir), global_dir=Path(global_dir) if global_dir is not None else None, watch=watch
+    )
+
+
+def make_skills_app(
+    db_path: str | Path, *, namespace: str | None = None, watch: bool = True
+) -> SkillsBrowserApp:
+    """The skills browser app for the CLI and the tests (namespace: the only one, else asked)."""
+    return SkillsBrowserApp(Path(db_path), namespace=namespace, watch=watch)

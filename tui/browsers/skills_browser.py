@@ -1,0 +1,467 @@
+"""SkillsBrowser: the skills of a SQLite library, their versions, sources and diffs, live and read-only."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.console import RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import reactive
+from textual.widgets import Input, Static
+from textual.worker import get_current_worker
+
+from qitos.kit.tool.library.base import ToolArtifact
+from qitos.kit.tool.library.errors import ToolLibraryError
+from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
+from tui.browsers.dialogs import NamespaceDialog
+from tui.browsers.messages import SearchFinished, SkillsLoaded, WatchStopped
+from tui.browsers.skills_model import (
+    SkillsOpenError,
+    diff_text,
+    guess_language,
+    open_library,
+    published_marks,
+    resolve_namespace,
+)
+from tui.browsers.virtual_list import VirtualList
+from tui.browsers.watch import sqlite_filter, watch
+
+
+class SkillList(VirtualList):
+    """One row per skill: published-in-run mark, name, latest version, active or deprecated, tags."""
+
+    def __init__(self, browser: SkillsBrowser, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.browser = browser
+
+    def row_text(self, index: int, width: int) -> Text:
+        skill = self.browser.shown[index]
+        name = skill["name"]
+        text = Text()
+        text.append("★" if any(n == name for n, _ in self.browser.published) else " ", style="green")
+        text.append(f" {name} ", style="bold")
+        text.append(f"v{skill['latest_version']} ")
+        text.append(
+            "active" if skill["active"] else "deprecated", style="green" if skill["active"] else "red"
+        )
+        if skill["tags"]:
+            text.append(" " + " ".join(f"#{t}" for t in skill["tags"]), style="dim")
+        return text
+
+    def row_classes(self, index: int) -> tuple[str, ...]:
+        return () if self.browser.shown[index]["active"] else ("dim",)
+
+
+class VersionList(VirtualList):
+    """One row per version of the selected skill, newest first; ★ published in the run, ◆ diff base."""
+
+    def __init__(self, browser: SkillsBrowser, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.browser = browser
+
+    def row_text(self, index: int, width: int) -> Text:
+        artifact = self.browser.versions[index]
+        published = (artifact.name, artifact.version) in self.browser.published
+        text = Text()
+        text.append("★" if published else " ", style="green")
+        text.append("◆" if artifact.version == self.browser.base_version else " ", style="yellow")
+        text.append(f" v{artifact.version:<3} ", style="bold")
+        text.append(artifact.updated_at[:19].replace("T", " ") + " ", style="dim")
+        text.append(artifact.description)
+        return text
+
+
+class SkillsBrowser(Vertical):
+    """Browse one namespace of a skill database: skills, versions, source, diffs, catalog search."""
+
+    DEFAULT_CSS = """
+    SkillsBrowser { height: 1fr; }
+    SkillsBrowser #skills-summary { height: 1; padding: 0 1; background: $panel; }
+    SkillsBrowser #skills-body { height: 1fr; }
+    SkillsBrowser #skills-left { width: 2fr; min-width: 30; max-width: 60; }
+    SkillsBrowser .skills-heading { height: 1; color: $text-muted; text-style: bold; padding: 0 1; }
+    SkillsBrowser #skills-list { height: 1fr; }
+    SkillsBrowser #skills-versions { height: 1fr; }
+    SkillsBrowser #skills-right { width: 3fr; border-left: solid $border-blurred; }
+    SkillsBrowser #skills-code { height: 1fr; padding: 0 1; }
+    SkillsBrowser #skills-code:focus { background: $boost; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "toggle_diff", "Diff"),
+        Binding("m", "mark_base", "Diff base"),
+        Binding("f", "search", "Search"),
+        Binding("ctrl+r", "reload", "Reload", show=False),
+    ]
+
+    mode: reactive[str] = reactive("source")
+    """What the right side shows: the selected version's "source" or a "diff" from the base."""
+
+    def __init__(
+        self,
+        db_path: str | Path,
+        *,
+        namespace: str | None = None,
+        watch_files: bool = True,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.db_path = Path(db_path)
+        self.namespace = namespace
+        self.watch_files = watch_files
+        self.library: SqliteToolLibrary | None = None
+        self.skills: list[dict[str, Any]] = []
+        #: Skill rows shown now: all of them, or the catalog search results in rank order.
+        self.shown: list[dict[str, Any]] = []
+        #: Versions of the selected skill, newest first.
+        self.versions: list[ToolArtifact] = []
+        self.search_query = ""
+        self.search_names: list[str] | None = None
+        self.base_version: int | None = None
+        self.published: set[tuple[str, int]] = set()
+        self.error: str | None = None
+        self.last_message = ""
+        #: Applied loads so far (tests and benchmarks wait on it).
+        self.revision = 0
+        self.live = False
+        self._selected_name: str | None = None
+        self._stop = asyncio.Event()
+
+    # ---- layout -------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static("", id="skills-summary")
+        with Horizontal(id="skills-body"):
+            with Vertical(id="skills-left"):
+                yield Input(placeholder="catalog search (f)", id="skills-search")
+                yield Static("  skill", classes="skills-heading")
+                yield SkillList(self, id="skills-list")
+                yield Static("  versions", classes="skills-heading", id="skills-versions-heading")
+                yield VersionList(self, id="skills-versions")
+            with Vertical(id="skills-right"):
+                yield Static("", classes="skills-heading", id="skills-code-title")
+                with VerticalScroll(id="skills-code"):
+                    yield Static("", id="skills-code-body")
+
+    def on_mount(self) -> None:
+        try:
+            resolved = resolve_namespace(self.db_path, self.namespace)
+        except SkillsOpenError as exc:
+            self._fail(str(exc))
+            return
+        if isinstance(resolved, list):
+
+            def picked(namespace: str | None) -> None:
+                if namespace is None:
+                    self._fail(f"no namespace chosen (namespaces: {', '.join(resolved)})")
+                else:
+                    self._open(namespace)
+
+            self.app.push_screen(NamespaceDialog(resolved), picked)
+            return
+        self._open(resolved)
+
+    def on_unmount(self) -> None:
+        self._stop.set()
+        if self.library is not None:
+            self.library.close()
+
+    def _open(self, namespace: str) -> None:
+        try:
+            self.library = open_library(self.db_path, namespace)
+        except SkillsOpenError as exc:
+            self._fail(str(exc))
+            return
+        self.namespace = namespace
+        self.query_one(SkillList).focus()
+        self.reload()
+        if self.watch_files:
+            self._watch()
+
+    # ---- public API ---------------------------------------------------------------------------
+    def reload(self) -> None:
+        """Read the skills (and the selected skill's versions) again in a background thread."""
+        if self.library is not None:
+            self._load(self._selected_name, time.perf_counter())
+
+    def mark_published(self, events: Iterable[Mapping[str, Any]]) -> None:
+        """Mark the versions named by ``skill_publish`` payloads (e.g. those of the selected run)."""
+        self.published = published_marks(events, self.namespace)
+        self.query_one(SkillList).refresh()
+        self.query_one(VersionList).refresh()
+        self._update_summary()
+
+    @property
+    def selected_skill(self) -> dict[str, Any] | None:
+        """The skill row under the cursor."""
+        cursor = self.query_one(SkillList).cursor
+        return self.shown[cursor] if 0 <= cursor < len(self.shown) else None
+
+    @property
+    def selected_version(self) -> ToolArtifact | None:
+        """The version under the cursor of the version list."""
+        cursor = self.query_one(VersionList).cursor
+        return self.versions[cursor] if 0 <= cursor < len(self.versions) else None
+
+    def select_skill(self, name: str) -> bool:
+        """Move the skill cursor to ``name``; False if it is not shown."""
+        for index, skill in enumerate(self.shown):
+            if skill["name"] == name:
+                self.query_one(SkillList).cursor = index
+                return True
+        return False
+
+    def select_version(self, version: int) -> bool:
+        """Move the version cursor to ``version`` of the selected skill; False if absent."""
+        for index, artifact in enumerate(self.versions):
+            if artifact.version == version:
+                self.query_one(VersionList).cursor = index
+                return True
+        return False
+
+    # ---- background work ----------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="skills-load", exit_on_error=False, description="read skills")
+    def _load(self, name: str | None, requested_at: float) -> None:
+        library = self.library
+        if library is None:
+            return
+        try:
+            skills = library.skills(include_inactive=True)
+            if name is None or all(s["name"] != name for s in skills):
+                name = skills[0]["name"] if skills else None
+            versions = {name: list(reversed(library.versions(name)))} if name is not None else {}
+        except ToolLibraryError as exc:
+            self.post_message(SkillsLoaded([], {}, f"cannot read {self.db_path.name}: {exc}", requested_at))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(SkillsLoaded(skills, versions, None, requested_at))
+
+    @work(thread=True, exclusive=True, group="skills-search", exit_on_error=False, description="search")
+    def _search(self, query: str) -> None:
+        library = self.library
+        if library is None:
+            return
+        try:
+            names = [entry["name"] for entry in library.catalog(query, limit=200)]
+        except ToolLibraryError as exc:
+            self.post_message(SearchFinished(query, [], str(exc)))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(SearchFinished(query, names))
+
+    @work(exclusive=True, group="skills-watch", exit_on_error=False, description="watch the skill database")
+    async def _watch(self) -> None:
+        self.live = True
+        self._update_summary()
+        try:
+            async for _changes in watch([self.db_path.parent], sqlite_filter(self.db_path), self._stop):
+                self._load(self._selected_name, time.perf_counter())
+        except (OSError, RuntimeError) as exc:
+            self.post_message(WatchStopped(f"watching stopped: {exc}"))
+            return
+        if not self._stop.is_set():
+            self.post_message(WatchStopped("watching stopped"))
+
+    # ---- results ------------------------------------------------------------------------------
+    @on(SkillsLoaded)
+    def _loaded(self, message: SkillsLoaded) -> None:
+        message.stop()
+        self.error = message.error
+        self.skills = message.skills
+        self.revision += 1
+        self._show_skills()
+        selected = self.selected_skill
+        if selected is not None and selected["name"] in message.versions:
+            self._set_versions(message.versions[selected["name"]])
+        elif selected is not None:
+            self._load(selected["name"], time.perf_counter())
+        else:
+            self._set_versions([])
+        if self.search_names is not None and self.search_query:
+            self._search(self.search_query)  # a new version may change the ranking
+
+    @on(SearchFinished)
+    def _searched(self, message: SearchFinished) -> None:
+        message.stop()
+        if message.query != self.search_query:
+            return  # an older query's answer
+        if message.error:
+            self.last_message = f"search failed: {message.error}"
+            self.notify(self.last_message, severity="error")
+        self.search_names = message.names if self.search_query.strip() else None
+        self._show_skills()
+
+    @on(WatchStopped)
+    def _watch_stopped(self, message: WatchStopped) -> None:
+        message.stop()
+        self.live = False
+        self.last_message = message.reason
+        self.notify(message.reason, severity="warning")
+        self._update_summary()
+
+    # ---- state to screen ----------------------------------------------------------------------
+    def _show_skills(self) -> None:
+        if self.search_names is None:
+            shown = list(self.skills)
+        else:
+            by_name = {s["name"]: s for s in self.skills}
+            shown = [by_name[n] for n in self.search_names if n in by_name]
+        listing = self.query_one(SkillList)
+        keep = listing.cursor
+        for index, skill in enumerate(shown):
+            if skill["name"] == self._selected_name:
+                keep = index
+                break
+        self.shown = shown
+        listing.set_count(len(shown), keep)
+        self._update_summary()
+
+    def _set_versions(self, versions: list[ToolArtifact]) -> None:
+        listing = self.query_one(VersionList)
+        current = self.selected_version
+        same_skill = bool(versions) and current is not None and current.name == versions[0].name
+        keep = 0
+        if same_skill:
+            keep = next((i for i, a in enumerate(versions) if a.version == current.version), 0)  # type: ignore[union-attr]
+        else:
+            self.base_version = None
+        self.versions = versions
+        listing.set_count(len(versions), keep)
+        self._show_code()
+
+    @on(VirtualList.Moved, "#skills-list")
+    def _skill_moved(self, message: VirtualList.Moved) -> None:
+        message.stop()
+        skill = self.selected_skill
+        name = skill["name"] if skill is not None else None
+        if name != self._selected_name:
+            self._selected_name = name
+            self.versions = []
+            self.query_one(VersionList).set_count(0, 0)
+            if name is not None:
+                self._load(name, time.perf_counter())
+        self._show_code()
+
+    @on(VirtualList.Moved, "#skills-versions")
+    def _version_moved(self, message: VirtualList.Moved) -> None:
+        message.stop()
+        self._show_code()
+
+    @on(Input.Changed, "#skills-search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.search_query = event.value
+        if event.value.strip():
+            self._search(event.value)
+        else:
+            self.search_names = None
+            self._show_skills()
+
+    @on(Input.Submitted, "#skills-search")
+    def _search_done(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one(SkillList).focus()
+
+    def watch_mode(self) -> None:
+        self._show_code()
+
+    def _update_summary(self) -> None:
+        if not self.is_mounted:
+            return
+        text = Text()
+        if self.error:
+            text.append(self.error, style="bold red")
+        else:
+            active = sum(1 for s in self.skills if s["active"])
+            text.append(f"namespace {self.namespace}", style="bold")
+            text.append(f" · {len(self.skills)} skills, {active} active")
+            if self.search_names is not None:
+                text.append(f" · {len(self.shown)} match {self.search_query.strip()!r}")
+            if self.published:
+                text.append(f" · ★ {len(self.published)} published in the run", style="green")
+            if self.live:
+                text.append(" · live", style="green")
+        self.query_one("#skills-summary", Static).update(text)
+
+    def _show_code(self) -> None:
+        if not self.is_mounted:
+            return
+        title = self.query_one("#skills-code-title", Static)
+        body = self.query_one("#skills-code-body", Static)
+        artifact = self.selected_version
+        if artifact is None:
+            title.update("")
+            body.update(
+                Text(self.error or ("no skills" if not self.skills else "no version selected"), "dim")
+            )
+            return
+        if self.mode == "diff":
+            base = self._diff_base(artifact)
+            if base is None:
+                title.update(f"  diff: {artifact.name} v{artifact.version} has no earlier version")
+                body.update(Text("mark another version as the base with m", style="dim"))
+                return
+            title.update(f"  diff {artifact.name} v{base.version} → v{artifact.version}")
+            body.update(diff_text(base, artifact))
+            return
+        language = guess_language(artifact)
+        state = "active" if artifact.active else "deprecated"
+        title.update(f"  {artifact.name} v{artifact.version} · {language} · {state}")
+        body.update(self._source(artifact, language))
+
+    def _diff_base(self, artifact: ToolArtifact) -> ToolArtifact | None:
+        """The marked base version, else the version just before ``artifact``."""
+        wanted = self.base_version if self.base_version not in (None, artifact.version) else None
+        for other in self.versions:
+            if wanted is not None and other.version == wanted:
+                return other
+            if wanted is None and other.version < artifact.version:
+                return other  # versions are newest first: the first older one is the previous
+        return None
+
+    @staticmethod
+    def _source(artifact: ToolArtifact, language: str) -> RenderableType:
+        return Syntax(
+            artifact.source,
+            language,
+            line_numbers=True,
+            word_wrap=True,
+            background_color="default",
+            theme="ansi_dark",
+        )
+
+    # ---- actions ------------------------------------------------------------------------------
+    def action_toggle_diff(self) -> None:
+        """Switch the right side between the selected version's source and its diff from the base."""
+        self.mode = "source" if self.mode == "diff" else "diff"
+
+    def action_mark_base(self) -> None:
+        """Mark the selected version as the base of diffs (again: unmark)."""
+        artifact = self.selected_version
+        if artifact is None:
+            return
+        self.base_version = None if self.base_version == artifact.version else artifact.version
+        self.query_one(VersionList).refresh()
+        self._show_code()
+
+    def action_search(self) -> None:
+        """Focus the catalog search box."""
+        self.query_one("#skills-search", Input).focus()
+
+    def action_reload(self) -> None:
+        """Read the database again now."""
+        self.reload()
+
+    def _fail(self, message: str) -> None:
+        self.error = message
+        self.last_message = message
+        self._update_summary()
+        self.query_one("#skills-code-body", Static).update(Text(message, style="bold red"))
+        self.notify(message, severity="error", timeout=10)

@@ -1,0 +1,132 @@
+"""VirtualList: a cursor list that renders only the rows on screen (line API), for any row count."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+
+class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
+    """Rows come from ``row_text``; only visible ones are rendered, so 10k or 1M rows cost the same."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "virtual-list--cursor",
+        "virtual-list--flash",
+        "virtual-list--dim",
+        "virtual-list--error",
+        "virtual-list--mark",
+    }
+    DEFAULT_CSS = """
+    VirtualList { background: $surface; height: 1fr; }
+    VirtualList > .virtual-list--cursor { background: $accent 35%; }
+    VirtualList:focus > .virtual-list--cursor { background: $accent; color: $text; text-style: bold; }
+    VirtualList > .virtual-list--flash { background: $success 40%; }
+    VirtualList > .virtual-list--dim { color: $text-muted; }
+    VirtualList > .virtual-list--error { color: $error; }
+    VirtualList > .virtual-list--mark { color: $success; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "move(-1)", "Up", show=False),
+        Binding("down,j", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "jump(0)", "First", show=False),
+        Binding("end", "jump(1)", "Last", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0, always_update=True)
+    """The highlighted row."""
+
+    class Moved(Message):
+        """The cursor moved to another row (keys, mouse, or a new list under it)."""
+
+        def __init__(self, list_: VirtualList, index: int) -> None:
+            super().__init__()
+            self.list = list_
+            self.index = index
+
+        @property
+        def control(self) -> VirtualList:
+            """The list that moved (for ``@on(VirtualList.Moved, "#id")``)."""
+            return self.list
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.count = 0
+
+    # ---- what subclasses provide --------------------------------------------------------------
+    def row_text(self, index: int, width: int) -> Text:
+        """The text of row ``index`` (subclasses override)."""
+        return Text(str(index))
+
+    def row_classes(self, index: int) -> tuple[str, ...]:
+        """Component classes (without the prefix) that style row ``index``, e.g. ("flash",)."""
+        return ()
+
+    # ---- state --------------------------------------------------------------------------------
+    def set_count(self, count: int, cursor: int | None = None) -> None:
+        """Tell the list how many rows there are now (and where the cursor should be)."""
+        self.count = count
+        self.virtual_size = Size(self.size.width, count)
+        target = self.cursor if cursor is None else cursor
+        self.cursor = max(0, min(target, count - 1)) if count else 0
+        self.refresh()
+
+    def watch_cursor(self, cursor: int) -> None:
+        # Keep the cursor in view without animation: navigation must answer at once.
+        top = int(self.scroll_offset.y)
+        height = max(1, self.scrollable_content_region.height)
+        if cursor < top:
+            self.scroll_to(y=cursor, animate=False, immediate=True)
+        elif cursor >= top + height:
+            self.scroll_to(y=cursor - height + 1, animate=False, immediate=True)
+        self.refresh()
+        self.post_message(self.Moved(self, cursor))
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.size.width, self.count)
+
+    def action_move(self, delta: int) -> None:
+        """Move the cursor by ``delta`` rows."""
+        if self.count:
+            self.cursor = max(0, min(self.count - 1, self.cursor + delta))
+
+    def action_page(self, direction: int) -> None:
+        """Move the cursor by one screenful."""
+        self.action_move(direction * max(1, self.scrollable_content_region.height - 1))
+
+    def action_jump(self, end: int) -> None:
+        """Go to the first (0) or last (1) row."""
+        if self.count:
+            self.cursor = self.count - 1 if end else 0
+
+    def on_click(self, event: events.Click) -> None:
+        row = event.y + int(self.scroll_offset.y)
+        if 0 <= row < self.count:
+            self.cursor = row
+
+    # ---- rendering ----------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        row = y + int(self.scroll_offset.y)
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if row >= self.count:
+            return Strip.blank(width, base)
+        style: Style = base
+        for name in self.row_classes(row):
+            style += self.get_component_rich_style(f"virtual-list--{name}")
+        if row == self.cursor:
+            style += self.get_component_rich_style("virtual-list--cursor")
+        text = self.row_text(row, width)
+        text.truncate(width, overflow="ellipsis", pad=True)
+        segments = list(text.render(self.app.console))
+        return Strip(segments).adjust_cell_length(width).apply_style(style)
