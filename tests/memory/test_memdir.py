@@ -511,3 +511,23 @@ def test_threads_share_one_instance_safely(memdir: MemdirMemory) -> None:
         thread.join()
     assert errors == []
     assert len(memdir.retrieve()) == 40
+
+
+def test_rejected_global_files_are_reported_with_their_scope(tmp_path: Path) -> None:
+    """A malformed file in global memory is listed as rejected with scope 'global', never recalled."""
+    shared = MemdirMemory(str(tmp_path / "global"), create=True)
+    (shared.records_dir / record_filename("bad")).write_text("nonsense")
+    local = MemdirMemory(str(tmp_path / "local"), create=True, global_memory_dir=str(tmp_path / "global"))
+    scan = local.scan()
+    assert [(r.scope, r.path.name) for r in scan.rejected] == [("global", record_filename("bad"))]
+    assert local.retrieve() == [] and local.scan(include_global=False).rejected == []
+
+
+def test_rebuild_index_sweeps_stale_temps(memdir: MemdirMemory) -> None:
+    """An explicit rebuild also removes temp files a killed writer left behind."""
+    memdir.append(MemoryRecord("user", "x", 0))
+    stale = memdir.records_dir / ".tmp-0123.part"
+    stale.write_text("half")
+    os.utime(stale, (1, 1))
+    memdir.rebuild_index()
+    assert not stale.exists()

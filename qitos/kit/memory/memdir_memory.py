@@ -150,6 +150,7 @@ class MemdirMemory(Memory):
         self._cache: dict[str, _Cached] = {}
         self._lock = threading.RLock()
         self._last_seq = 0
+        self._swept = False
 
     # ----- the Memory contract -------------------------------------------------------------------
 
@@ -322,9 +323,13 @@ class MemdirMemory(Memory):
 
     # ----- internals -----------------------------------------------------------------------------
 
-    def _write_index(self) -> None:
-        """Rewrite the index from a fresh scan and sweep temp files abandoned by killed writers."""
-        sweep_stale_temps(self.records_dir)
+    def _write_index(self, *, sweep: bool = False) -> None:
+        """Rewrite the index from a fresh scan; sweep abandoned temp files on the first write."""
+        # Temp files only come from writers killed mid-write, so one sweep per instance (and one
+        # per explicit rebuild) suffices; sweeping on every append would list records/ twice.
+        if sweep or not self._swept:
+            sweep_stale_temps(self.records_dir)
+            self._swept = True
         atomic_write(self.index_path, self.render_index().encode("utf-8"))
 
     def _next_seq(self) -> int:
