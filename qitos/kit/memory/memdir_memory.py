@@ -317,9 +317,9 @@ class MemdirMemory(Memory):
         return current == self.render_index()
 
     def rebuild_index(self) -> None:
-        """Rewrite MEMORY.md atomically from the records on disk."""
+        """Rewrite MEMORY.md atomically from the records on disk (and sweep abandoned temp files)."""
         with self._lock:
-            self._write_index()
+            self._write_index(sweep=True)
 
     # ----- internals -----------------------------------------------------------------------------
 
