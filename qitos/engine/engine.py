@@ -381,6 +381,7 @@ class Engine(PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, ObservationT, A
                 "env": self._env_info(),
                 "lifecycle_policies": [p.policy_id for p in self.lifecycle_policies],
             },
+            "env": self._env_info(),
         }
         if isinstance(task, Task):
             init_payload["task_meta"] = jsonable(task.to_dict())
