@@ -224,3 +224,29 @@ def test_manifest_lists_every_failure_and_the_task_result(tmp_path: Path) -> Non
     report = summary["failure_report"]
     assert report["failure_count"] == 1 and report["failures"][0]["category"] == "parse"
     assert summary["task_result"]["task_id"] == "t7" and summary["task_result"]["success"] is True
+
+
+def test_run_forwards_engine_options_and_build_engine() -> None:
+    """run() hands critics, stop criteria, parser, search and engine_kwargs to the Engine it builds."""
+    from qitos.engine.policies import RecoveryPolicy, StagnationCriteria
+    from qitos.engine.runtime import RuntimeBudget
+
+    class StopAtOnce:
+        def evaluate(self, state: Any, decision: Any, results: list[Any]) -> str:
+            return "stop"
+
+    agent = ScriptAgent([add_decision()])
+    result = agent.run("t", return_state=True, critics=[StopAtOnce()])
+    assert result.stop_reason == "critic_stop"
+    result = ScriptAgent([Decision.wait()]).run(
+        "t",
+        return_state=True,
+        stop_criteria=[StagnationCriteria(window=1)],
+        engine_kwargs={"budget": RuntimeBudget(5)},
+    )
+    assert result.stop_reason == "stagnation" and result.step_count == 2
+    engine = ScriptAgent([Decision.final("x")]).build_engine(
+        recovery_policy=RecoveryPolicy(max_retries_per_step=0)
+    )
+    assert isinstance(engine, Engine) and engine.recovery_policy.max_retries_per_step == 0
+    assert engine.run("t").final_result == "x"
