@@ -75,15 +75,18 @@ class Timed:
             self.totals[self.key] += time.perf_counter() - start
 
 
-def one_run(trace_dir: Path | None) -> tuple[float, float, float]:
-    """(total, request building, model) milliseconds per step of one STEPS-step run."""
-    totals = {"build": 0.0, "model": 0.0}
+def one_run(trace_dir: Path | None) -> tuple[float, float, float, float]:
+    """(total, request building, model, trace writing) milliseconds per step of one STEPS-step run."""
+    totals = {"build": 0.0, "model": 0.0, "write": 0.0}
     model = ScriptedModel(lambda messages: REPLY)
     model.complete = Timed(model.complete, totals, "model")  # type: ignore[method-assign]
     agent = BenchAgent(
         tool_registry=ToolRegistry().register(bump), llm=model, model_parser=JsonDecisionParser()
     )
     writer = TraceWriter(trace_dir) if trace_dir is not None else None
+    if writer is not None:
+        writer.write_event = Timed(writer.write_event, totals, "write")  # type: ignore[method-assign]
+        writer.write_step = Timed(writer.write_step, totals, "write")  # type: ignore[method-assign]
     engine = Engine(agent, budget=RuntimeBudget(max_steps=STEPS), trace_writer=writer)
     builder = engine.request_builder
     builder.build = Timed(builder.build, totals, "build")  # type: ignore[method-assign]
@@ -91,16 +94,17 @@ def one_run(trace_dir: Path | None) -> tuple[float, float, float]:
     result = engine.run("count")
     elapsed = time.perf_counter() - start
     assert result.step_count == STEPS and result.state.total == STEPS, result.stop_reason
-    return elapsed * 1000 / STEPS, totals["build"] * 1000 / STEPS, totals["model"] * 1000 / STEPS
+    per_step = [elapsed, totals["build"], totals["model"], totals["write"]]
+    return tuple(value * 1000 / STEPS for value in per_step)  # type: ignore[return-value]
 
 
-def medians(trace: bool) -> tuple[float, float, float]:
-    """Median total / request-building / model ms per step over RUNS runs (after one warm-up run)."""
+def medians(trace: bool) -> tuple[float, float, float, float]:
+    """Median total / request-building / model / writing ms per step over RUNS runs (after a warm-up)."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) if trace else None
         one_run(folder)
         runs = [one_run(folder) for _ in range(RUNS)]
-    return tuple(statistics.median(r[i] for r in runs) for i in range(3))  # type: ignore[return-value]
+    return tuple(statistics.median(r[i] for r in runs) for i in range(4))  # type: ignore[return-value]
 
 
 def main() -> int:
@@ -108,11 +112,12 @@ def main() -> int:
     (the context layer's RequestView work, measured by bench_request_view.py)."""
     print(f"engine overhead per step, {STEPS}-step runs, median of {RUNS}, scripted model + JSON parser:")
     for label, trace, aim in (("no tracing", False, 0.5), ("tracing   ", True, 2.0)):
-        total, build, model = medians(trace)
+        total, build, model, write = medians(trace)
         own = total - build - model
+        writing = f", of which trace writing {write:.3f}" if trace else ""
         print(
-            f"  {label}: engine {own:.3f} ms/step (aim < {aim} ms) | with request building {total - model:.3f}"
-            f" | total incl. scripted model {total:.3f}"
+            f"  {label}: engine {own:.3f} ms/step (aim < {aim} ms{writing}) | with request building"
+            f" {total - model:.3f} | total incl. scripted model {total:.3f}"
         )
     return 0
 
