@@ -464,6 +464,7 @@ class Engine(PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, ObservationT, A
             before = state_dict(run.state)
             observation = self._observe(run)
             record = StepRecord(step_id=step_id, observation=observation)
+            run.current_record = record
             decision = self._decide(run, observation)
             actions = self._guard(run, "DECIDE", lambda: self._actions_of(decision))
             record.decision = decision

@@ -70,6 +70,7 @@ class OutcomeMixin:
             self._set_stop(run, StopReason.UNRECOVERABLE_ERROR)
         status = status_for(run.stop_reason)
         run.status = status
+        self._keep_partial_step(run)
         self._emit(run, "END", {"stop_reason": run.stop_reason}, step_id=max(run.step_count - 1, 0))
         registry = self.agent.tool_registry
         if run.toolsets_open and registry is not None:
@@ -104,6 +105,20 @@ class OutcomeMixin:
             self._finalised_writers.add(id(run.writer))
         self._call_hooks("on_run_end", run, "END", result=result)
         return result
+
+    def _keep_partial_step(self, run: RunState) -> None:
+        """A step the run ended inside (error, cancel, budget) is still recorded, with its errors."""
+        record = run.current_record
+        if record is None:
+            return
+        run.current_record = None
+        if run.error is not None:
+            record.errors.append(run.error)
+        record.errors.append({"category": "system", "message": f"step ended early: {run.stop_reason}"})
+        if run.writer is not None and not run.closed:
+            run.writer.write_step(record.to_dict())
+        run.records.append(record)
+        run.step_count += 1
 
     def _result(self, run: RunState) -> EngineResult[StateT]:
         task_result = (

@@ -205,10 +205,11 @@ class PhaseMixin:
                 "decision": decision,
             }
             for criterion in self.stop_criteria:
-                verdict_obj = self._guard(
-                    run, "CHECK_STOP", lambda c=criterion: c.should_stop(state, run.step_count, info)
+                stop, why, text = self._guard(
+                    run,
+                    "CHECK_STOP",
+                    lambda c=criterion: _criterion_verdict(c.should_stop(state, run.step_count, info)),
                 )
-                stop, why, text = _criterion_verdict(verdict_obj)
                 if stop:
                     reason, detail = why or StopReason.SUCCESS, text
                     break
@@ -222,6 +223,7 @@ class PhaseMixin:
         if run.writer is not None:
             run.writer.write_step(record.to_dict())
         run.records.append(record)
+        run.current_record = None
         if reason is None:
             self._emit(run, "CHECK_STOP", {"stage": "continue"})
         else:

@@ -43,6 +43,7 @@ class RunState:
     failures: list[dict[str, Any]] = field(default_factory=list)  # every error event's payload
     snapshot: Any = None
     pending: dict[str, Any] = field(default_factory=dict)
+    current_record: Any = None  # the step in progress, written as a partial record if the run ends in it
     model: Any = None
     executor: Any = None
     toolsets_open: bool = False

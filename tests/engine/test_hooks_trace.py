@@ -250,3 +250,18 @@ def test_run_forwards_engine_options_and_build_engine() -> None:
     )
     assert isinstance(engine, Engine) and engine.recovery_policy.max_retries_per_step == 0
     assert engine.run("t").final_result == "x"
+
+
+def test_a_step_cut_short_is_in_steps_jsonl(tmp_path: Path) -> None:
+    """A run failing inside a step still writes that step (with its errors) to steps.jsonl."""
+
+    class Crashy(ScriptAgent):
+        def reduce(self, state: Any, observation: Any, decision: Any) -> Any:
+            raise ValueError("reduce broke")
+
+    writer = TraceWriter(tmp_path, run_id="cut")
+    result = Engine(Crashy([add_decision(2, 2)]), trace_writer=writer).run("t")
+    steps = TraceReader(tmp_path / "cut").steps()
+    assert len(steps) == 1 == result.step_count
+    assert steps[0]["action_results"] == [4]
+    assert "REDUCE failed: ValueError: reduce broke" in steps[0]["errors"][0]["message"]

@@ -131,8 +131,12 @@ def test_token_budget_stops_with_budget_tokens() -> None:
     )
     result = engine.run("tokens")
     assert result.state.stop_reason == "budget_tokens"
-    # The third call passes the budget; its actions never run and the step is not counted.
-    assert result.token_usage == 300 and result.step_count == 2 and result.state.seen == [4, 4]
+    # The third call passes the budget: its actions never run; the cut step is kept as a partial record.
+    assert result.token_usage == 300 and result.state.seen == [4, 4]
+    assert result.step_count == 3 and len(result.records) == 3
+    cut = result.records[2]
+    assert cut.decision.mode == "act" and cut.action_results == []
+    assert cut.errors[-1]["message"] == "step ended early: budget_tokens"
 
 
 def test_missing_llm_or_parser_is_a_clear_failure() -> None:

@@ -132,7 +132,8 @@ def test_validation_gate_failure_is_unrecoverable() -> None:
     assert result.state.stop_reason == "unrecoverable_error" and result.error["category"] == "state"
     gate = StateValidationGate(checks=[lambda s: "too many" if len(s.seen) > 1 else None])
     result = Engine(ScriptAgent([add_decision()]), validation_gate=gate).run("t")
-    assert result.step_count == 1 and "too many" in result.error["message"]
+    assert result.step_count == 2 and "too many" in result.error["message"]
+    assert result.records[1].errors[0]["message"] == result.error["message"]
     off = Engine(Breaker([add_decision()]), validation_gate=StateValidationGate(mode="off")).run("t")
     assert off.state.stop_reason == "max_steps"
 
