@@ -175,7 +175,9 @@ async def test_recall_marks_show_changed_and_gone_records(memory_root: Path) -> 
             "rec-003": RecallStatus.GONE,
             "rec-004": RecallStatus.CHANGED,
         }
-        assert "step 4: 3 recalled, 1 changed, 1 gone since" in str(app.query_one("#memory-summary").render())
+        assert "step 4: 3 recalled (1 changed, 1 gone since)" in str(
+            app.query_one("#memory-summary").render()
+        )
         assert browser.select_record("rec-004")
         await pilot.pause()
         detail = _detail(app)

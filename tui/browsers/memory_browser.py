@@ -101,7 +101,7 @@ class MemoryBrowser(Vertical):
 
     DEFAULT_CSS = """
     MemoryBrowser { height: 1fr; }
-    MemoryBrowser #memory-filter { margin: 0 0; }
+    MemoryBrowser #memory-filter { margin: 0 1; }
     MemoryBrowser #memory-summary { height: 1; padding: 0 1; background: $panel; }
     MemoryBrowser #memory-columns { height: 1; padding: 0 0; color: $text-muted; text-style: bold; }
     MemoryBrowser #memory-records { height: 1fr; min-height: 3; }
@@ -155,7 +155,7 @@ class MemoryBrowser(Vertical):
 
     # ---- layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter: words in id, role, step, text (f)", id="memory-filter")
+        yield Input(placeholder="filter: words in id, role, step, text (f)", id="memory-filter", compact=True)
         yield Static("", id="memory-summary")
         yield Static(
             Text("   role       step created               size text"), id="memory-columns", markup=False
@@ -462,7 +462,7 @@ def _recall_counts(marks: Mapping[str, RecallMark]) -> str:
         return "nothing recalled"
     changed = sum(1 for m in marks.values() if m.status is RecallStatus.CHANGED)
     gone = sum(1 for m in marks.values() if m.status is RecallStatus.GONE)
-    return f"{len(marks)} recalled, {changed} changed, {gone} gone since"
+    return f"{len(marks)} recalled ({changed} changed, {gone} gone since)"
 
 
 def _describe_change(changed: set[str], removed: list[MemoryRow], view: MemoryView) -> str:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rich.console import RenderableType
+from rich.console import Console, RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import on, work
@@ -128,6 +129,8 @@ class SkillsBrowser(Vertical):
         self.base_version: int | None = None
         self.published: set[tuple[str, int]] = set()
         self.error: str | None = None
+        #: What the right side shows now (source, diff or a message).
+        self.code: RenderableType = Text("")
         self.last_message = ""
         #: Applied loads so far (tests and benchmarks wait on it).
         self.revision = 0
@@ -140,7 +143,7 @@ class SkillsBrowser(Vertical):
         yield Static("", id="skills-summary")
         with Horizontal(id="skills-body"):
             with Vertical(id="skills-left"):
-                yield Input(placeholder="catalog search (f)", id="skills-search")
+                yield Input(placeholder="catalog search (f)", id="skills-search", compact=True)
                 yield Static("  skill", classes="skills-heading")
                 yield SkillList(self, id="skills-list")
                 yield Static("  versions", classes="skills-heading", id="skills-versions-heading")
@@ -394,27 +397,35 @@ class SkillsBrowser(Vertical):
         if not self.is_mounted:
             return
         title = self.query_one("#skills-code-title", Static)
-        body = self.query_one("#skills-code-body", Static)
+        body = self._set_code
         artifact = self.selected_version
         if artifact is None:
             title.update("")
-            body.update(
-                Text(self.error or ("no skills" if not self.skills else "no version selected"), "dim")
-            )
+            body(Text(self.error or ("no skills" if not self.skills else "no version selected"), "dim"))
             return
         if self.mode == "diff":
             base = self._diff_base(artifact)
             if base is None:
                 title.update(f"  diff: {artifact.name} v{artifact.version} has no earlier version")
-                body.update(Text("mark another version as the base with m", style="dim"))
+                body(Text("mark another version as the base with m", style="dim"))
                 return
             title.update(f"  diff {artifact.name} v{base.version} → v{artifact.version}")
-            body.update(diff_text(base, artifact))
+            body(diff_text(base, artifact))
             return
         language = guess_language(artifact)
         state = "active" if artifact.active else "deprecated"
         title.update(f"  {artifact.name} v{artifact.version} · {language} · {state}")
-        body.update(self._source(artifact, language))
+        body(self._source(artifact, language))
+
+    def _set_code(self, renderable: RenderableType) -> None:
+        self.code = renderable
+        self.query_one("#skills-code-body", Static).update(renderable)
+
+    def code_text(self, width: int = 100) -> str:
+        """What the right side shows now, as plain text (for tests and scripts)."""
+        console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
+        console.print(self.code)
+        return console.export_text()
 
     def _diff_base(self, artifact: ToolArtifact) -> ToolArtifact | None:
         """The marked base version, else the version just before ``artifact``."""
@@ -463,5 +474,5 @@ class SkillsBrowser(Vertical):
         self.error = message
         self.last_message = message
         self._update_summary()
-        self.query_one("#skills-code-body", Static).update(Text(message, style="bold red"))
+        self._set_code(Text(message, style="bold red"))
         self.notify(message, severity="error", timeout=10)

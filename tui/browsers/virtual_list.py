@@ -26,7 +26,7 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         "virtual-list--mark",
     }
     DEFAULT_CSS = """
-    VirtualList { background: $surface; height: 1fr; }
+    VirtualList { background: $surface; height: 1fr; overflow-x: hidden; }
     VirtualList > .virtual-list--cursor { background: $accent 35%; }
     VirtualList:focus > .virtual-list--cursor { background: $accent; color: $text; text-style: bold; }
     VirtualList > .virtual-list--flash { background: $success 40%; }
