@@ -135,6 +135,7 @@ class OutcomeMixin:
             snapshot=run.snapshot,
             token_usage=run.tokens,
             error=run.error,
+            stop_reason=run.stop_reason,
         )
 
     def _summary(self, run: RunState) -> dict[str, Any]:

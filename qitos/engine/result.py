@@ -63,11 +63,7 @@ class EngineResult(Generic[StateT]):
     snapshot: Any = None
     token_usage: int = 0
     error: Any = None
-
-    @property
-    def stop_reason(self) -> str | None:
-        """``state.stop_reason`` when the state has one."""
-        return getattr(self.state, "stop_reason", None)
+    stop_reason: str | None = None  # as written to state.stop_reason (kept here for states without one)
 
     @property
     def final_result(self) -> Any:

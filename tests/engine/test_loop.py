@@ -132,3 +132,23 @@ def test_engine_rejects_non_agent_and_bad_task() -> None:
         Engine(object())  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="task must be"):
         Engine(ScriptAgent([Decision.final("x")])).run(42)  # type: ignore[arg-type]
+
+
+def test_plain_dict_state_runs_and_reports_its_stop_reason() -> None:
+    """A state without StateSchema's fields still runs; the result carries the stop reason."""
+    from qitos import AgentModule
+
+    class DictAgent(AgentModule):
+        def init_state(self, task: str, **kwargs: Any) -> dict[str, Any]:
+            return {"task": task, "n": 0}
+
+        def decide(self, state: dict[str, Any], observation: Any) -> Decision[Any]:
+            return Decision.wait() if state["n"] < 2 else Decision.final("ok")
+
+        def reduce(self, state: dict[str, Any], observation: Any, decision: Any) -> dict[str, Any]:
+            state["n"] += 1
+            return state
+
+    result = Engine(DictAgent()).run("x")
+    assert result.stop_reason == "final" and result.step_count == 3 and result.state["n"] == 3
+    assert result.records[0].state_diff == {"n": {"before": 0, "after": 1}}
