@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import inspect
-import time
 from typing import Any
 
 from qitos.core.action import Action
+from qitos.core.context import ContextError
 from qitos.core.decision import Decision
 from qitos.core.errors import (
     ModelExecutionError,
@@ -50,9 +50,18 @@ class ModelCaller:
                 phase="DECIDE",
                 step_id=step_id,
             )
-        request = engine.request_builder.build(
-            step_id=step_id, system_prompt=system_prompt, user_text=user_text, tool_specs=tool_specs
-        )
+        try:
+            request = engine.request_builder.build(
+                step_id=step_id, system_prompt=system_prompt, user_text=user_text, tool_specs=tool_specs
+            )
+        except ContextError as exc:
+            # A request that cannot fit (required context or protected exchanges over the budget,
+            # a compactor whose receipt does not match) is a failed run, not a crash of the Engine.
+            raise SystemExecutionError.make(
+                f"the model request could not be built: {type(exc).__name__}: {exc}",
+                phase="DECIDE",
+                step_id=step_id,
+            ) from exc
         engine._emit(
             run,
             "DECIDE",
@@ -74,7 +83,7 @@ class ModelCaller:
         if request.view is not None:
             payload["view"] = request.view
         engine._emit(run, "model_request", payload)
-        start = time.perf_counter()
+        start = engine.clock()
         try:
             response = self.model.complete(request.messages, tools=tool_specs or None)
         except QitosRuntimeError:
@@ -85,7 +94,7 @@ class ModelCaller:
                 phase="DECIDE",
                 step_id=step_id,
             ) from exc
-        latency_ms = (time.perf_counter() - start) * 1000
+        latency_ms = (engine.clock() - start) * 1000
         if not isinstance(response, ModelResponse):
             raise ModelExecutionError.make(
                 f"model returned {type(response).__name__}, not a ModelResponse",

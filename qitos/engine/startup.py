@@ -92,7 +92,9 @@ class StartMixin:
         if isinstance(task, Task) and task.budget.max_steps is not None and hasattr(state, "max_steps"):
             state.max_steps = min(state.max_steps, task.budget.max_steps)
         registry = self.agent.tool_registry
-        run.executor = ToolExecutor(registry, self.env.runtime_context() if self.env is not None else {})
+        run.executor = ToolExecutor(
+            registry, self.env.runtime_context() if self.env is not None else {}, timer=self.clock
+        )
         init_payload = {
             "task": objective,
             "task_id": task.id if isinstance(task, Task) else None,

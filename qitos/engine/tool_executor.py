@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextvars
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,9 +36,18 @@ class ToolOutcome:
 class ToolExecutor:
     """Executes actions; a slow tool is abandoned at its timeout, failures retried up to the limit."""
 
-    def __init__(self, registry: Any, runtime_context: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        registry: Any,
+        runtime_context: dict[str, Any] | None = None,
+        *,
+        timer: Callable[[], float] = time.perf_counter,
+    ) -> None:
         self.registry = registry
         self.runtime_context = runtime_context or {}
+        # Seconds from an arbitrary origin; the Engine passes its own clock so that a test with a
+        # fixed clock gets reproducible latencies in the trace.
+        self.timer = timer
 
     def limits(self, action: Action) -> tuple[float | None, int]:
         """The timeout and retry count for ``action`` (the action's own values override the tool's)."""
@@ -49,7 +59,7 @@ class ToolExecutor:
 
     def execute(self, action: Action) -> ToolOutcome:
         """Run ``action`` with its timeout and retries; never raises for tool failures."""
-        start = time.perf_counter()
+        start = self.timer()
         tool_obj = self.registry.get(action.name) if self.registry is not None else None
         if tool_obj is None:
             known = ", ".join(self.registry.list_tools()) if self.registry is not None else "no registry"
@@ -58,7 +68,7 @@ class ToolExecutor:
                 error=f"unknown tool {action.name!r} (registered: {known or 'none'})",
                 error_category="tool",
                 attempts=0,
-                latency_ms=(time.perf_counter() - start) * 1000,
+                latency_ms=(self.timer() - start) * 1000,
             )
         timeout, retries = self.limits(action)
         attempts = 0
@@ -72,7 +82,7 @@ class ToolExecutor:
                     ok=True,
                     result=value,
                     attempts=attempts,
-                    latency_ms=(time.perf_counter() - start) * 1000,
+                    latency_ms=(self.timer() - start) * 1000,
                     origin=dict(tool_obj.origin),
                 )
             error = value
@@ -81,7 +91,7 @@ class ToolExecutor:
             error=error,
             error_category="tool",
             attempts=attempts,
-            latency_ms=(time.perf_counter() - start) * 1000,
+            latency_ms=(self.timer() - start) * 1000,
             timed_out=timed_out,
             origin=dict(tool_obj.origin),
         )

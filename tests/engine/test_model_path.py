@@ -161,3 +161,37 @@ def test_failing_prompt_hook_is_reported_not_raised() -> None:
     assert result.stop_reason == "unrecoverable_error"
     assert "building the model request failed: RuntimeError: template missing" in result.error["message"]
     assert model.calls == 0
+
+
+def test_request_that_cannot_fit_fails_the_run_instead_of_raising() -> None:
+    """A required contribution over the declared budget: a failed run with an error event, no exception."""
+    from qitos.core.context import StaticContextContributor
+
+    model = ScriptedModel([FINAL], model_id="tiny", max_input_units=200, enforce_capacity=False)
+    agent = ScriptAgent(
+        None,
+        llm=model,
+        model_parser=JsonDecisionParser(),
+        extensions={"huge": StaticContextContributor("notes.huge", "project", "x" * 5000, required=True)},
+        context={"contributors": ["huge"], "budget": {"provider": "declared"}},
+    )
+    result = Engine(agent).run("fit")
+    assert result.status == "failed"
+    assert result.state.stop_reason == "unrecoverable_error"
+    errors = [e for e in result.events if e.phase == "error"]
+    assert errors and "could not be built" in errors[0].payload["message"]
+    assert "ContextBudgetExceededError" in errors[0].payload["message"]
+    assert not [e for e in result.events if e.phase == "model_request"]
+
+
+def test_latencies_come_from_the_engine_clock() -> None:
+    """With a fixed engine clock, model and tool latencies in the trace are reproducible."""
+    ticks = iter(range(10_000))
+    model = ScriptedModel([ADD, FINAL], model_id="clocked")
+    engine = Engine(ScriptAgent(None, llm=model, model_parser=JsonDecisionParser()))
+    engine.clock = lambda: next(ticks) / 1000  # one millisecond per reading
+    result = engine.run("add")
+    latencies = [
+        e.payload["latency_ms"] for e in result.events if e.phase in ("model_response", "tool_result")
+    ]
+    assert latencies and all(value == 1.0 for value in latencies)
