@@ -8,6 +8,7 @@ Usage::
     python browser_writer.py unlink ROOT RECORD_ID          # remove a record file behind the memory's back
     python browser_writer.py publish DB NAMESPACE NAME SOURCE   # publish the next version of a skill
     python browser_writer.py serve ROOT                     # edit rec-bench on each stdin line; print the time
+    python browser_writer.py serve-skills DB NAMESPACE NAME # publish a version per stdin line; print the time
 """
 
 from __future__ import annotations
@@ -65,6 +66,13 @@ def main(argv: list[str]) -> int:
             stamp = time.monotonic()
             edit(target, "rec-bench", f"sample {n}")
             print(stamp, flush=True)
+    elif command == "serve-skills":
+        with SqliteToolLibrary(target, namespace=argv[2]) as library:
+            for n, _line in enumerate(sys.stdin):
+                stamp = time.monotonic()
+                artifact = ToolArtifact(name=argv[3], description="benchmark", source=f"# sample {n}\n")
+                stored = library.add_or_update(artifact)
+                print(stamp, stored.version, flush=True)
     else:
         print(f"unknown command {command!r}\n{__doc__}", file=sys.stderr)
         return 2

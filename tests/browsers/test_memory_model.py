@@ -6,6 +6,7 @@ from pathlib import Path
 
 from browser_builders import build_memory_root, run_writer
 
+from qitos.kit.memory.memdir_format import record_filename
 from qitos.kit.memory.memdir_memory import MemdirMemory
 from tui.browsers.memory_model import (
     RecallStatus,
@@ -14,6 +15,8 @@ from tui.browsers.memory_model import (
     changed_keys,
     filter_rows,
     gone_rows,
+    patch_view,
+    read_local_changes,
     recall_marks,
 )
 
@@ -114,3 +117,48 @@ def test_filter_matches_every_word_case_insensitively(tmp_path: Path) -> None:
     assert [r.record_id for r in filter_rows(rows, "c-3")] == ["c-3"]
     assert len(filter_rows(rows, "  ")) == 3
     assert filter_rows(rows, "zzz") == []
+
+
+def test_fast_path_patches_edits_additions_and_deletions(memory_root: Path) -> None:
+    """read_local_changes + patch_view give the same rows as a full scan for clean changes."""
+    memory = MemdirMemory(str(memory_root))
+    before = build_view(memory.scan(), memory)
+    run_writer("edit", memory_root, "rec-002", "edited")
+    run_writer("add", memory_root, "rec-006", "added")
+    run_writer("unlink", memory_root, "rec-003")
+    records = memory_root / "records"
+    paths = [str(records / record_filename(i)) for i in ("rec-002", "rec-006", "rec-003")]
+    patch = read_local_changes(memory, paths)
+    assert patch is not None
+    upserts, gone = patch
+    assert {r.record_id for r in upserts} == {"rec-002", "rec-006"} and gone == {
+        f"records/{record_filename('rec-003')}"
+    }
+    patched = patch_view(before, upserts, gone)
+    full = build_view(memory.scan(), memory)
+    assert patched.rows == full.rows and (patched.local, patched.rejected) == (full.local, full.rejected)
+    assert changed_keys(patched, full) == (set(), [])
+
+
+def test_fast_path_defers_to_the_full_scan_when_unsure(memory_root: Path, global_root: Path) -> None:
+    """Malformed files, symlinks, stray names and global changes are left to the full scan (None)."""
+    memory = MemdirMemory(str(memory_root), global_memory_dir=str(global_root))
+    records = memory_root / "records"
+    assert read_local_changes(memory, [str(records / record_filename("broken-1"))]) is None  # malformed
+    assert read_local_changes(memory, [str(records / record_filename("link-1"))]) is None  # symlink
+    (records / "notes.md").write_text("x", encoding="utf-8")
+    assert read_local_changes(memory, [str(records / "notes.md")]) is None
+    assert read_local_changes(memory, [str(global_root / "records" / record_filename("glob-001"))]) is None
+
+
+def test_fast_path_turns_a_repaired_file_into_a_record(memory_root: Path) -> None:
+    """A rejected file that becomes a valid record replaces its rejected row."""
+    memory = MemdirMemory(str(memory_root))
+    before = build_view(memory.scan(), memory)
+    broken = memory_root / "records" / record_filename("broken-1")
+    broken.write_text("---\nrecord_id: broken-1\nrole: user\nstep_id: 9\n---\nrepaired", encoding="utf-8")
+    patch = read_local_changes(memory, [str(broken)])
+    assert patch is not None
+    patched = patch_view(before, *patch)
+    assert patched.rows == build_view(memory.scan(), memory).rows
+    assert patched.rejected == 1 and patched.rows[0].record_id == "broken-1"

@@ -35,9 +35,11 @@ from tui.browsers.memory_model import (
     changed_keys,
     filter_rows,
     gone_rows,
+    patch_view,
+    read_local_changes,
     recall_marks,
 )
-from tui.browsers.messages import MemoryDeleted, MemoryScanned, WatchStopped
+from tui.browsers.messages import MemoryDeleted, MemoryPatched, MemoryScanned, WatchStopped
 from tui.browsers.virtual_list import VirtualList
 from tui.browsers.watch import memory_filter, watch
 
@@ -150,6 +152,7 @@ class MemoryBrowser(Vertical):
         self._recalls: list[Mapping[str, Any]] = []
         self._selected_key: str | None = None
         self._flash: dict[str, float] = {}
+        self._patched_at = 0.0  # when the change behind the last applied fast-path patch was seen
         self._io_lock = threading.Lock()  # MemdirMemory is not meant for concurrent use by threads
         self._stop = asyncio.Event()
 
@@ -236,13 +239,25 @@ class MemoryBrowser(Vertical):
         self.live = True
         self._update_summary()
         try:
-            async for _changes in watch(roots, memory_filter, self._stop):
-                self._scan(time.perf_counter())
+            async for changes in watch(roots, memory_filter, self._stop):
+                requested = time.perf_counter()
+                self._patch(sorted({path for _, path in changes}), requested)
+                self._scan(requested)
         except (OSError, RuntimeError) as exc:
             self.post_message(WatchStopped(f"watching stopped: {exc}"))
             return
         if not self._stop.is_set():
             self.post_message(WatchStopped("watching stopped"))
+
+    @work(thread=True, group="memory-patch", exit_on_error=False, description="re-read changed records")
+    def _patch(self, paths: list[str], requested_at: float) -> None:
+        # No I/O lock: this only reads the changed files, never MemdirMemory's cache.
+        memory = self.memory
+        if memory is None:
+            return
+        patch = read_local_changes(memory, paths)
+        if patch is not None:
+            self.post_message(MemoryPatched(patch[0], patch[1], requested_at))
 
     @work(thread=True, group="memory-delete", exit_on_error=False, description="delete a memory record")
     def _delete(self, record_id: str) -> None:
@@ -266,15 +281,29 @@ class MemoryBrowser(Vertical):
             self.view = MemoryView()
             self._rebuild()
             return
+        if message.requested_at < self._patched_at:
+            return  # started before a patch it may not include; the scan requested with it follows
         self.error = None
-        changed, removed = changed_keys(self.view, message.view)
+        self._apply(message.view)
+
+    @on(MemoryPatched)
+    def _patched(self, message: MemoryPatched) -> None:
+        message.stop()
+        if self.view is None or self.error:
+            return
+        self._patched_at = max(self._patched_at, message.requested_at)
+        self._apply(patch_view(self.view, message.upserts, message.gone))
+
+    def _apply(self, view: MemoryView) -> None:
+        """Show a new view: flash what changed since the last one, keep the selection."""
+        changed, removed = changed_keys(self.view, view)
         until = time.monotonic() + FLASH_SECONDS
         for key in changed:
             self._flash[key] = until
         if changed or removed:
-            self.last_change = _describe_change(changed, removed, message.view)
+            self.last_change = _describe_change(changed, removed)
             self.set_timer(FLASH_SECONDS + 0.05, self._expire_flash)
-        self.view = message.view
+        self.view = view
         self.revision += 1
         self._rebuild()
 
@@ -465,7 +494,7 @@ def _recall_counts(marks: Mapping[str, RecallMark]) -> str:
     return f"{len(marks)} recalled ({changed} changed, {gone} gone since)"
 
 
-def _describe_change(changed: set[str], removed: list[MemoryRow], view: MemoryView) -> str:
+def _describe_change(changed: set[str], removed: list[MemoryRow]) -> str:
     """'1 new/changed, 1 removed (id)' for the summary line."""
     parts = []
     if changed:

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from qitos.kit.memory.memdir_memory import MemdirMemory, MemdirScan
+from qitos.core.memory import MemoryRecord
+from qitos.kit.memory.atomic import read_no_follow
+from qitos.kit.memory.memdir_format import RECORD_FILE_RE, RecordFormatError, parse_record
+from qitos.kit.memory.memdir_memory import RECORDS_DIR, MemdirMemory, MemdirScan
 
 __all__ = [
     "MemoryRow",
@@ -25,7 +29,11 @@ __all__ = [
     "RowKind",
     "build_view",
     "changed_keys",
+    "filter_rows",
     "first_line",
+    "gone_rows",
+    "patch_view",
+    "read_local_changes",
     "recall_marks",
 ]
 
@@ -138,28 +146,48 @@ def _content_text(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False, sort_keys=True)
 
 
+def _record_row(
+    record: MemoryRecord,
+    *,
+    path: Path,
+    scope: str,
+    created: str,
+    size: int,
+    mtime_ns: int,
+    roots: Sequence[Path | None],
+) -> MemoryRow:
+    """The list row of one valid record file."""
+    return MemoryRow(
+        key=f"record:{record.record_id}",
+        kind=RowKind.RECORD,
+        record_id=record.record_id,
+        role=record.role,
+        step_id=record.step_id,
+        created=created,
+        size=size,
+        content=_content_text(record.content),
+        scope=scope,
+        path=_relative(path, roots),
+        signature=(size, mtime_ns),
+        metadata=dict(record.metadata),
+    )
+
+
 def build_view(scan: MemdirScan, memory: MemdirMemory) -> MemoryView:
     """Turn a fresh scan into list rows: newest record first, then rejected files by name."""
     roots = (memory.root, memory.global_root)
-    rows: list[MemoryRow] = []
-    for entry in reversed(scan.entries):
-        rec = entry.record
-        rows.append(
-            MemoryRow(
-                key=f"record:{rec.record_id}",
-                kind=RowKind.RECORD,
-                record_id=rec.record_id,
-                role=rec.role,
-                step_id=rec.step_id,
-                created=entry.created,
-                size=entry.size,
-                content=_content_text(rec.content),
-                scope=entry.scope,
-                path=_relative(entry.path, roots),
-                signature=(entry.size, entry.modified_ns),
-                metadata=dict(rec.metadata),
-            )
+    rows: list[MemoryRow] = [
+        _record_row(
+            e.record,
+            path=e.path,
+            scope=e.scope,
+            created=e.created,
+            size=e.size,
+            mtime_ns=e.modified_ns,
+            roots=roots,
         )
+        for e in reversed(scan.entries)
+    ]
     for rejected in sorted(scan.rejected, key=lambda r: (r.scope, r.path.name)):
         try:
             st = os.lstat(rejected.path)
@@ -184,6 +212,73 @@ def build_view(scan: MemdirScan, memory: MemdirMemory) -> MemoryView:
         local=local,
         global_=len(scan.entries) - local,
         rejected=len(scan.rejected),
+    )
+
+
+def read_local_changes(memory: MemdirMemory, paths: Iterable[str]) -> tuple[list[MemoryRow], set[str]] | None:
+    """Re-read just the changed local record files: rows to upsert and relative paths now gone.
+
+    The fast path for large roots, where a full scan takes a while. It only handles clean cases
+    (a valid regular record file, or a file gone); anything else (a malformed file, a symlink, a
+    stray name, the global root) returns None and the full scan, which always follows, decides.
+    """
+    records_dir = memory.records_dir
+    upserts: list[MemoryRow] = []
+    gone: set[str] = set()
+    for raw in paths:
+        path = Path(raw)
+        if path.parent.resolve() != records_dir:
+            return None
+        if not RECORD_FILE_RE.fullmatch(path.name):
+            return None
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            gone.add(f"{RECORDS_DIR}/{path.name}")
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        try:
+            parsed = parse_record(read_no_follow(path), expected_name=path.name)
+        except (RecordFormatError, OSError):
+            return None
+        upserts.append(
+            _record_row(
+                parsed.record,
+                path=records_dir / path.name,
+                scope="local",
+                created=parsed.created,
+                size=st.st_size,
+                mtime_ns=st.st_mtime_ns,
+                roots=(memory.root,),
+            )
+        )
+    return upserts, gone
+
+
+def patch_view(view: MemoryView, upserts: Sequence[MemoryRow], gone: set[str]) -> MemoryView:
+    """``view`` with local rows replaced or added (new ones on top) and rows of gone files dropped."""
+    if not upserts and not gone:
+        return view
+    fresh = {row.key: row for row in upserts}
+    # A file that was rejected and is now a valid record (or the reverse) keeps its path, not its key.
+    replaced = {row.path: row.key for row in upserts}
+    rows = []
+    for row in view.rows:
+        if row.scope == "local" and (row.path in gone or replaced.get(row.path, row.key) != row.key):
+            continue
+        rows.append(fresh.pop(row.key, row))
+    added = list(fresh.values())
+    # A local record shadows a global one with the same id (as MemdirMemory does).
+    shadowed = {row.record_id for row in added}
+    rows = added + [r for r in rows if not (r.scope == "global" and r.record_id in shadowed)]
+    records = [r for r in rows if r.kind is RowKind.RECORD]
+    local = sum(1 for r in records if r.scope == "local")
+    return MemoryView(
+        rows=tuple(rows),
+        local=local,
+        global_=len(records) - local,
+        rejected=sum(1 for r in rows if r.kind is RowKind.REJECTED),
     )
 
 

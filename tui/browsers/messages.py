@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.message import Message
 
-from tui.browsers.memory_model import MemoryView
+from tui.browsers.memory_model import MemoryRow, MemoryView
 
 
 @dataclass
@@ -17,6 +17,15 @@ class MemoryScanned(Message):
     view: MemoryView | None
     error: str | None = None
     requested_at: float = 0.0  # perf_counter when the change that caused it was seen (benchmarks)
+
+
+@dataclass
+class MemoryPatched(Message):
+    """Changed local record files re-read on their own (fast path before the full scan confirms)."""
+
+    upserts: list[MemoryRow]
+    gone: set[str]
+    requested_at: float
 
 
 @dataclass
