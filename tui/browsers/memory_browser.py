@@ -377,7 +377,7 @@ class MemoryBrowser(Vertical):
         if self.error:
             text.append(self.error, style="bold red")
         else:
-            text.append(f"{view.local} records", style="bold")
+            text.append(f"{view.local} record{'' if view.local == 1 else 's'}", style="bold")
             if self.global_dir is not None:
                 text.append(f" · {view.global_} global (read-only)")
             if view.rejected:

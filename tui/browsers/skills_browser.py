@@ -384,7 +384,7 @@ class SkillsBrowser(Vertical):
         else:
             active = sum(1 for s in self.skills if s["active"])
             text.append(f"namespace {self.namespace}", style="bold")
-            text.append(f" · {len(self.skills)} skills, {active} active")
+            text.append(f" · {_count(len(self.skills), 'skill')}, {active} active")
             if self.search_names is not None:
                 text.append(f" · {len(self.shown)} match {self.search_query.strip()!r}")
             if self.published:
@@ -476,3 +476,8 @@ class SkillsBrowser(Vertical):
         self._update_summary()
         self._set_code(Text(message, style="bold red"))
         self.notify(message, severity="error", timeout=10)
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 skill', '3 skills'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
