@@ -177,6 +177,9 @@ class RunStore:
         self.memory_ops = 0
         self.skill_ops = 0
         self._by_call: dict[str, int] = {}
+        # Our Engine writes upstream's DECIDE stages *and* model_request/response; once the latter
+        # are seen, the DECIDE stages no longer make exchanges of their own.
+        self._native_requests = False
 
     # ---- folding -------------------------------------------------------------------------------
     def apply(self, events: Iterable[RunEvent], start: int | None = None) -> int:
@@ -232,6 +235,9 @@ class RunStore:
 
     # model_request / model_response ---------------------------------------------------------------
     def _on_request(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        if not self._native_requests:
+            self._native_requests = True
+            self._drop_decide_exchange(step)
         rid = str(p.get("request_id") or f"req@{i}")
         ex = self._exchange(step, rid)
         ex.request = i
@@ -287,9 +293,25 @@ class RunStore:
             step.ok = False
             step.error = short(f"{p.get('tool', 'tool')}: {p.get('error')}", 80)
 
+    def _drop_decide_exchange(self, step: StepSummary) -> None:
+        """Forget the DECIDE-stage exchange made just before the first model_request."""
+        ex_id = f"decide@{step.step}"
+        pos = self.exchange_by_id.pop(ex_id, None)
+        if pos is None or pos != len(self.exchanges) - 1:
+            if pos is not None:
+                self.exchange_by_id[ex_id] = pos  # not the newest: leave the log as it is
+            return
+        ex = self.exchanges.pop()
+        if step.exchanges and step.exchanges[-1] == pos:
+            step.exchanges.pop()
+        if ex.request is not None and ex.request in step.requests:
+            step.requests.remove(ex.request)
+
     # upstream phases: DECIDE model_input/model_output/decision_ready, ACT action_results ----------
     def _on_decide(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         stage = p.get("stage")
+        if self._native_requests and stage in ("model_input", "model_output"):
+            return
         if stage == "model_input":
             self._exchange(step, f"decide@{step.step}").request = i
             step.requests.append(i)
@@ -303,7 +325,7 @@ class RunStore:
                 step.action = short("final: " + str(p["final_answer"]))
 
     def _on_act(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        if p.get("stage") == "action_results":
+        if p.get("stage") == "action_results" and not self._native_requests:
             self._last_exchange(step, i).tool_results.append(i)
             for inv in p.get("tool_invocations") or []:
                 if isinstance(inv, dict) and inv.get("status") not in (None, "success"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,31 @@ def test_replay_upstream(snap_compare, upstream_trace_dirs: list[Path], size: tu
     """An upstream QitOS trace (no request views) shows steps, actions, results and tokens."""
     app = make_app(replay=upstream_trace_dirs[0])
     assert snap_compare(app, press=["right"], terminal_size=size, run_before=_settled)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
+def test_live_demo_running(snap_compare, demo_live, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """The demo live, held inside its third model call so the frame is deterministic."""
+    live = demo_live(gate_at=3)
+    model = live.agent.llm
+
+    async def held(pilot) -> None:  # type: ignore[no-untyped-def]
+        assert model.reached.wait(10)
+        await pilot.pause(0.2)  # let the refresh tick fold what the tap delivered
+        await pilot.wait_for_scheduled_animations()
+        # The screenshot is taken right after this returns; then the run may go on and the app exit.
+        threading.Timer(1.5, model.gate.set).start()
+
+    app = make_app(live=live)
+    try:
+        assert snap_compare(app, terminal_size=size, run_before=held)
+    finally:
+        model.gate.set()
+        live.cancel()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
+def test_live_demo_paused_by_its_policy(snap_compare, demo_live, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """Paused before writing a file: why (the agent's policy id) and the pending action."""
+    app = make_app(live=demo_live())
+    assert snap_compare(app, terminal_size=size, run_before=_settled)

@@ -51,9 +51,28 @@ class ExchangesPane(Pane):
     """The search text to highlight."""
 
     def show(self) -> None:
+        # The selected step's exchange is the newest one: keep the end of the log in view, also
+        # when the layout settles later (see watch_virtual_size), until the user scrolls.
+        self._stick_to_end = True
         super().show()
-        # The selected step's exchange is the newest one: keep the end of the log in view.
-        self.call_after_refresh(self.scroll_end, animate=False)
+        self.call_after_refresh(self._to_end)
+
+    def _to_end(self) -> None:
+        if self._stick_to_end:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+
+    def watch_virtual_size(self) -> None:
+        self._to_end()
+
+    def action_scroll_up(self) -> None:
+        self._stick_to_end = False
+        super().action_scroll_up()
+
+    def action_page_up(self) -> None:
+        self._stick_to_end = False
+        super().action_page_up()
+
+    _stick_to_end = True
 
     def watch_expanded(self) -> None:
         self.show()
@@ -65,19 +84,28 @@ class ExchangesPane(Pane):
         self.show()
 
     def _omissions(self, step: StepSummary) -> tuple[set[str], dict[str, dict[str, Any]]]:
-        """Exchange ids left out of the step's request, and the receipt that accounts for each."""
+        """Exchanges left out of the step's request (by exchange id, and by ``step:N`` when the view
+        maps its exchange ids to steps), and the receipt that accounts for each."""
         if not step.requests:
             return set(), {}
         view = self.store.load(step.requests[-1]).payload.get("view")
         if not isinstance(view, dict):
             return set(), {}
         omitted = {str(x) for x in view.get("omitted_exchange_ids") or []}
+        step_of = {
+            str(e.get("exchange_id")): e.get("step_id")
+            for e in view.get("exchanges") or []
+            if isinstance(e, dict)
+        }
+        keys = set(omitted) | {f"step:{step_of[x]}" for x in omitted if step_of.get(x) is not None}
         receipts: dict[str, dict[str, Any]] = {}
         for receipt in view.get("receipts") or []:
             if isinstance(receipt, dict):
                 for ex_id in receipt.get("input_exchange_ids") or []:
                     receipts[str(ex_id)] = receipt
-        return omitted, receipts
+                    if step_of.get(str(ex_id)) is not None:
+                        receipts[f"step:{step_of[str(ex_id)]}"] = receipt
+        return keys, receipts
 
     def render_step(self, step: StepSummary) -> RenderableType:
         pos = self.store.step_pos.get(step.step, 0)

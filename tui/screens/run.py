@@ -122,7 +122,7 @@ class RunScreen(Screen[None]):
                             pane.data_bind(RunScreen.expanded, RunScreen.raw, RunScreen.search_text)
                         pane.set_class(k == 0, "-active")
                         yield pane
-        yield Footer()
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#pane-tabs", Tabs).can_focus = False

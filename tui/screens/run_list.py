@@ -27,7 +27,7 @@ class RunListScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Label(f"Runs in {self.folder} ({len(self.runs)})", id="run-list-title")
         yield DataTable(cursor_type="row", zebra_stripes=True, id="run-table")
-        yield Footer()
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -72,28 +72,37 @@ class StatusBar(Static):
         self.store = store
         self.notices = notices or []
 
-    def render(self) -> Text:
+    def on_mount(self) -> None:
+        self._refresh_content()
+
+    def _refresh_content(self) -> None:
+        # A hidden widget is never rendered, so whether to show is decided here, not in render.
+        content = self.content()
+        self.set_class(bool(content), "-shown")
+        self.update(content)
+
+    def content(self) -> Text:
+        """The bar's text: the pause, reader notices, the latest note; empty when there is nothing."""
         out = Text()
         pause = self.store.pause
         if pause is not None and self.store.display_status == "paused":
             who = "the TUI's request (p/s)" if pause.own else f"the agent's policy {pause.policy_id}"
             out.append("⏸ paused ", style="bold yellow")
             out.append(f"by {who} at step {pause.step} {pause.boundary}")
-            if pause.reason:
+            if pause.reason and not pause.reason.startswith(pause.policy_id):  # not just the id again
                 out.append(f": {pause.reason}", style="italic")
             pending = "; ".join(format_action(a) for a in pause.pending_actions) or "none"
-            out.append(f"\n  pending: {pending}  — r resumes, s runs one step", style="")
+            out.append(f"\n  pending: {pending} · r resumes · s runs one step")
         for notice in self.notices[:3]:
             out.append(("\n" if out else "") + f"⚠ {notice}", style="yellow")
         if len(self.notices) > 3:
             out.append(f"\n  … {len(self.notices) - 3} more notices")
         if self.note:
             out.append(("\n" if out else "") + self.note, style="italic")
-        self.set_class(bool(out), "-shown")
         return out
 
     def watch_revision(self) -> None:
-        self.refresh(layout=True)
+        self._refresh_content()
 
     def watch_note(self) -> None:
-        self.refresh(layout=True)
+        self._refresh_content()

@@ -1,0 +1,161 @@
+"""Live runs of the demo agent: the event tap, the agent's own pause, and p / r / s / q."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from qitos.engine.runtime import RuntimeSnapshotContext
+from tui.app import make_app
+from tui.live import POLICY_NAME, LiveRun, TuiPausePolicy, install_pause_policy
+from tui.screens.dialogs import ConfirmDialog
+from tui.screens.run import RunScreen
+from tui.store import ListSource, RunStore
+from tui.widgets.run_header import RunHeader, StatusBar
+
+
+async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+def _ctx(step: int, boundary: str = "before_decide") -> RuntimeSnapshotContext:
+    return RuntimeSnapshotContext(run_id="r", step_id=step, boundary=boundary, state=None)  # type: ignore[arg-type]
+
+
+def test_pause_policy_pauses_once_on_request_and_after_one_step() -> None:
+    policy = TuiPausePolicy()
+    assert not policy.should_pause(_ctx(0))
+    policy.request_pause()
+    assert policy.pending
+    assert policy.should_pause(_ctx(0, "before_act")) and not policy.should_pause(_ctx(1))
+    policy.request_step(3)
+    assert not policy.should_pause(_ctx(3, "before_act"))  # step 3 still runs to its end
+    assert not policy.should_pause(_ctx(4, "before_act"))  # only a step's start counts
+    assert policy.should_pause(_ctx(4)) and not policy.pending
+
+
+def test_install_adds_factory_and_lifecycle_name_keeping_the_agents_own() -> None:
+    class Agent:
+        config = {"extensions": {"mine": object()}, "lifecycle": ["mine"]}
+
+    agent = Agent()
+    policy = TuiPausePolicy()
+    install_pause_policy(agent, policy)
+    install_pause_policy(agent, policy)  # idempotent
+    assert agent.config["lifecycle"] == ["mine", POLICY_NAME]
+    assert agent.config["extensions"][POLICY_NAME]() is policy and "mine" in agent.config["extensions"]
+
+
+async def test_demo_pauses_by_its_policy_r_resumes_and_live_equals_replay(
+    demo_live: Callable[..., LiveRun], tmp_path: Path
+) -> None:
+    live = demo_live()
+    app = make_app(live=live)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        store = screen.store
+        assert store.display_status == "paused" and live.snapshot is not None
+        assert (
+            store.pause is not None and store.pause.policy_id == "demo.review-writes" and not store.pause.own
+        )
+        assert [a["name"] for a in store.pause.pending_actions] == ["write_file"]
+        bar = screen.query_one(StatusBar).content().plain
+        assert "agent's policy demo.review-writes" in bar and "pending: write_file(" in bar
+        # The trace on disk says paused too, while the UI waits.
+        manifest = json.loads((tmp_path / "runs" / "demo_run" / "manifest.json").read_text())
+        assert manifest["status"] == "paused"
+        await pilot.press("r")
+        await _settle(pilot)
+        assert store.display_status == "finished" and live.snapshot is None
+        assert "finished" in screen.query_one(RunHeader).render().plain
+        assert screen.selected == len(store.steps) - 1  # the selection followed the run
+    run_dir = tmp_path / "runs" / "demo_run"
+    assert json.loads((run_dir / "manifest.json").read_text())["status"] == "completed"
+    # What was seen live is what a replay of the written trace shows.
+    from qitos.trace.reader import TraceReader
+
+    reader = TraceReader(run_dir)
+    replayed = RunStore(reader)
+    replayed.apply(reader.events())
+    assert len(reader) == len(store.source)
+    view = [(s.step, s.phase, s.action, s.ok, s.tokens, s.used_units) for s in store.steps]
+    assert view == [(s.step, s.phase, s.action, s.ok, s.tokens, s.used_units) for s in replayed.steps]
+    assert replayed.total_tokens == store.total_tokens and replayed.skill_ops == store.skill_ops > 0
+
+
+async def test_p_pauses_with_the_tuis_policy_and_s_runs_exactly_one_step(
+    demo_live: Callable[..., LiveRun],
+) -> None:
+    live = demo_live(gate_at=2)
+    model = live.agent.llm
+    app = make_app(live=live)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert model.reached.wait(10)  # step 1 is deciding: the run is live
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen) and screen.is_live
+        await pilot.press("p")
+        assert live.policy.pending and "pause requested" in screen.query_one(StatusBar).note
+        model.gate.set()
+        await _settle(pilot)
+        store = screen.store
+        assert store.pause is not None and store.pause.own
+        assert store.pause.policy_id == "qitos-tui.pause"
+        assert "the TUI's request" in screen.query_one(StatusBar).content().plain
+        first = store.pause.step
+        await pilot.press("s")
+        await _settle(pilot)
+        assert store.pause is not None and store.pause.own and store.pause.step == first + 1
+        assert store.pause.boundary == "before_decide"
+        await pilot.press("r")
+        await _settle(pilot)
+        # The demo's own policy pauses it later, before writing.
+        assert store.pause is not None and store.pause.policy_id == "demo.review-writes"
+
+
+async def test_q_asks_while_live_and_n_keeps_running(demo_live: Callable[..., LiveRun]) -> None:
+    live = demo_live()
+    app = make_app(live=live)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _settle(pilot)  # paused by the demo's policy: still a live run
+        await pilot.press("q")
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("n")
+        assert isinstance(app.screen, RunScreen)
+        await pilot.press("q", "y")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_agent_that_raises_shows_error_panel_and_trace_is_finalised(
+    demo_live: Callable[..., LiveRun], tmp_path: Path
+) -> None:
+    live = demo_live()
+
+    def broken(messages, *, tools=None):  # type: ignore[no-untyped-def]
+        raise RuntimeError("model exploded")
+
+    live.agent.llm.complete = broken
+    app = make_app(live=live)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _settle(pilot)
+        from tui.screens.dialogs import ErrorScreen
+
+        assert isinstance(app.screen, ErrorScreen)
+        assert "model exploded" in app.screen.detail
+    manifest = json.loads((tmp_path / "runs" / "demo_run" / "manifest.json").read_text())
+    assert manifest["status"] == "failed"
+
+
+def test_list_source_is_a_stable_slice_while_appending() -> None:
+    source = ListSource()
+    for n in range(3):
+        source.append(n)  # type: ignore[arg-type]
+    chunk = source.events(1)
+    source.append(3)  # type: ignore[arg-type]
+    assert list(chunk) == [1, 2] and len(source) == 4
