@@ -92,7 +92,7 @@ class QitosApp(App[int]):
         if tokens is None and isinstance(summary, dict):
             tokens = summary.get("token_usage")
         if isinstance(tokens, int):  # upstream traces carry usage only in the manifest
-            store.total_tokens = tokens
+            store.declared_tokens = tokens
         screen = RunScreen(
             store,
             replay=reader,

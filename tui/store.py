@@ -166,6 +166,7 @@ class RunStore:
         self.stop_reason: str | None = None
         self.final_result: Any = None
         self.total_tokens = 0
+        self.declared_tokens = 0  # the manifest's figure (replay); upstream traces have only this
         self.event_count = 0
         self.steps: list[StepSummary] = []
         self.step_pos: dict[int, int] = {}
@@ -398,6 +399,11 @@ class RunStore:
         if self.declared_status and status in (STATUS_RUNNING, STATUS_PAUSED):
             status = self.declared_status
         return DISPLAY_STATUS.get(status, status)
+
+    @property
+    def tokens(self) -> int:
+        """Tokens used by the run: folded from responses, or the manifest's total when larger."""
+        return max(self.total_tokens, self.declared_tokens)
 
     def used_series(self) -> list[float]:
         """Used budget units per step (0 where a step sent no request view), for the sparkline."""

@@ -210,5 +210,5 @@ async def test_upstream_trace_opens_with_steps_actions_and_tokens(upstream_trace
         screen = app.screen
         assert [s.step for s in screen.store.steps] == [0, 1, 2]
         assert screen.store.model_id == "Qwen/Qwen3-8B"
-        assert screen.store.total_tokens == 3591
+        assert screen.store.tokens == 3591
         assert screen.store.display_status == "finished"

@@ -35,7 +35,7 @@ class BudgetPane(Pane):
         store = self.store
         totals = kv(
             "run",
-            f"{len(store.steps)} steps · {store.total_tokens} tokens · {store.event_count} events",
+            f"{len(store.steps)} steps · {store.tokens} tokens · {store.event_count} events",
             style="bold",
         )
         budget = step.budget

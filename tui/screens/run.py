@@ -222,10 +222,9 @@ class RunScreen(Screen[None]):
         self._drain()
         self._flush_now()
         self.refresh_bindings()
-        status_bar = self.query_one(StatusBar)
-        if message.snapshot is not None:
-            status_bar.note = ""
-        elif self.store.display_status == "failed":
+        # The run answered the last request (resume, step or pause): its state now speaks for itself.
+        self.query_one(StatusBar).note = ""
+        if message.snapshot is None and self.store.display_status == "failed":
             self.app.push_screen(ErrorScreen("The run failed", self._failure_text()))
 
     def _failure_text(self) -> str:

@@ -25,7 +25,7 @@ class RunListScreen(Screen[None]):
         self.open_run = open_run
 
     def compose(self) -> ComposeResult:
-        yield Label(f"Runs in {self.folder} ({len(self.runs)})", id="run-list-title")
+        yield Label(f"{len(self.runs)} runs in {self.folder} — enter opens one", id="run-list-title")
         yield DataTable(cursor_type="row", zebra_stripes=True, id="run-table")
         yield Footer(show_command_palette=False)
 
@@ -40,7 +40,7 @@ class RunListScreen(Screen[None]):
                 str(run.tokens if run.tokens is not None else "?"),
                 str(run.stop_reason or ""),
                 str(run.model_id or ""),
-                str(run.updated_at or "")[:19],
+                str(run.updated_at or "")[:16].replace("T", " "),
                 key=str(run.path),
             )
         table.focus()

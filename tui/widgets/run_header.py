@@ -48,7 +48,7 @@ class RunHeader(Static):
         if n and store.steps[i - 1].step != i - 1:  # ids differ from positions (resumed or sparse runs)
             line.append(f" (id {store.steps[i - 1].step})", style="dim")
         line.append(f"  {store.model_id or 'model ?'}")
-        line.append(f"  {store.total_tokens} tok", style="dim")
+        line.append(f"  {store.tokens} tok", style="dim")
         if self.progress:
             line.append(f"  {self.progress}", style="italic yellow")
         return line

@@ -1,0 +1,109 @@
+"""End to end in a real terminal: `qitos-tui demo` then `qitos-tui replay`, driven through tmux."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+class Terminal:
+    """One detached tmux session running a command; send keys, read the screen."""
+
+    def __init__(self, command: list[str], cwd: Path, size: tuple[int, int] = (100, 30)) -> None:
+        self.name = f"qitos-e2e-{uuid.uuid4().hex[:8]}"
+        line = " ".join(_quote(c) for c in command) + "; echo EXIT=$?; sleep 60"
+        subprocess.run(
+            [
+                "tmux",
+                "new-session",
+                "-d",
+                "-s",
+                self.name,
+                "-x",
+                str(size[0]),
+                "-y",
+                str(size[1]),
+                "-c",
+                str(cwd),
+                line,
+            ],
+            check=True,
+        )
+
+    def screen(self) -> str:
+        """The visible screen as text."""
+        out = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)
+        return out.stdout
+
+    def keys(self, *keys: str) -> None:
+        """Type keys (tmux key names)."""
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+
+    def wait_for(self, text: str, timeout: float = 20.0) -> str:
+        """Wait until ``text`` is on screen; fail with the screen when it never shows."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen()}")
+
+    def close(self) -> None:
+        """Kill the session."""
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+def _quote(arg: str) -> str:
+    return "'" + arg.replace("'", "'\\''") + "'"
+
+
+@pytest.fixture
+def terminal() -> Iterator[list[Terminal]]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    opened: list[Terminal] = []
+    yield opened
+    for term in opened:
+        term.close()
+
+
+def test_demo_then_replay_in_a_real_terminal(terminal: list[Terminal], tmp_path: Path) -> None:
+    cli = [sys.executable, "-m", "tui.cli"]
+    demo = Terminal([*cli, "demo", "--step-delay", "0", "--workspace", str(tmp_path / "ws")], tmp_path)
+    terminal.append(demo)
+    screen = demo.wait_for("paused by the agent's policy demo.review-writes")
+    assert "pending: write_file(" in screen and "● paused" in screen
+    demo.keys("r")
+    screen = demo.wait_for("● finished")
+    assert "publish_skill(" in screen
+    demo.keys("q")
+    demo.wait_for("EXIT=0")
+    runs = tmp_path / "runs"
+    [run_dir] = list(runs.iterdir())
+
+    replay = Terminal([*cli, "replay", str(runs)], tmp_path)
+    terminal.append(replay)
+    screen = replay.wait_for(run_dir.name)
+    assert "completed" in screen and "4155" in screen  # the run list: status, steps, tokens
+    replay.keys("Enter")
+    screen = replay.wait_for("● finished")
+    assert "step 1 of 11" in screen and "4155" in screen
+    replay.keys("Right", "Right", "3")
+    screen = replay.wait_for("step 3 of 11")
+    assert "Budget" in screen and "available" in screen
+    replay.keys("/")
+    replay.wait_for("Search exchanges")
+    replay.keys("subtract", "Enter")
+    replay.wait_for("match 1 of")
+    replay.keys("q")
+    replay.wait_for("EXIT=0")
