@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from qitos.models.base import Model, ModelResponse
+from tui import screenshots
 from tui.live import LiveRun
 from tui.synthetic import synthetic_events, write_trace
 
@@ -46,49 +44,14 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     return True
 
 
-FIXED_TS = "2026-01-01T00:00:00+00:00"
-
-
-class GatedModel(Model):
-    """Wraps a model and blocks its ``block_at``-th call until the test opens the gate."""
-
-    def __init__(self, inner: Model, block_at: int) -> None:
-        self.inner = inner
-        self.model_id = inner.model_id
-        self.max_input_units = inner.max_input_units
-        self.block_at = block_at
-        self.calls = 0
-        self.reached = threading.Event()
-        self.gate = threading.Event()
-
-    def complete(self, messages: Sequence[Any], *, tools: Any = None) -> ModelResponse:
-        """Delegate, holding the chosen call until the gate opens."""
-        self.calls += 1
-        if self.calls == self.block_at:
-            self.reached.set()
-            self.gate.wait(30)
-        return self.inner.complete(messages, tools=tools)
-
 
 @pytest.fixture
 def demo_live(tmp_path: Path) -> Callable[..., LiveRun]:
     """Builds a LiveRun of the bundled demo agent in tmp_path with a fixed run id and clock."""
 
     def build(*, step_delay: float = 0.0, gate_at: int | None = None) -> LiveRun:
-        from qitos.demo import TASK, build_agent
-
-        agent = build_agent(
-            workspace=tmp_path / "ws", memory_dir=tmp_path / "memory", skills_db=tmp_path / "skills.db"
-        )
-        if gate_at is not None:
-            agent.llm = GatedModel(agent.llm, gate_at)
-        return LiveRun(
-            agent,
-            TASK,
-            trace_dir=tmp_path / "runs",
-            step_delay=step_delay,
-            run_id="demo_run",
-            clock=lambda: FIXED_TS,
-        )
+        live = screenshots.demo_live(tmp_path, hold_at=gate_at)
+        live.step_delay = step_delay
+        return live
 
     return build

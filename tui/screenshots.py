@@ -1,0 +1,125 @@
+"""Screenshots of the real app: the demo live, the demo paused by its policy, and a replay.
+
+Run: ``python -m tui.screenshots [--out screenshots] [--upstream RUN_DIR]``. Runs the bundled demo
+agent offline in a temporary folder, live in the app (headless Textual), and saves:
+
+- ``demo-live.svg``: the demo running, held inside a model call so the frame is stable;
+- ``demo-paused.svg``: the demo paused by its own policy before writing a file;
+- ``replay-upstream.svg``: a replay of an upstream QitOS run directory (``--upstream``), or of the
+  demo's own trace when none is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from qitos.models.base import Model, ModelResponse
+from tui.app import QitosApp, make_app
+from tui.live import LiveRun
+
+SIZE = (160, 45)
+FIXED_TS = "2026-01-01T00:00:00+00:00"
+
+
+class HeldModel(Model):
+    """Wraps a model and holds its ``hold_at``-th call until released (for stable live frames)."""
+
+    def __init__(self, inner: Model, hold_at: int) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.max_input_units = inner.max_input_units
+        self.hold_at = hold_at
+        self.calls = 0
+        self.reached = threading.Event()
+        self.gate = threading.Event()
+
+    def complete(self, messages: Sequence[Any], *, tools: Any = None) -> ModelResponse:
+        """Delegate, holding the chosen call until the gate opens (at most 30 s)."""
+        self.calls += 1
+        if self.calls == self.hold_at:
+            self.reached.set()
+            self.gate.wait(30)
+        return self.inner.complete(messages, tools=tools)
+
+
+def demo_live(base: Path, *, hold_at: int | None = None) -> LiveRun:
+    """A LiveRun of the demo agent under ``base`` with a fixed run id and clock."""
+    from qitos.demo import TASK, build_agent
+
+    agent = build_agent(workspace=base / "ws", memory_dir=base / "memory", skills_db=base / "skills.db")
+    if hold_at is not None:
+        agent.llm = HeldModel(agent.llm, hold_at)
+    return LiveRun(agent, TASK, trace_dir=base / "runs", run_id="demo_run", clock=lambda: FIXED_TS)
+
+
+async def shoot(app: QitosApp, path: Path, before: Callable[[Any], Awaitable[None]]) -> None:
+    """Run ``app`` headless, wait with ``before``, and save its screen as SVG to ``path``."""
+    async with app.run_test(size=SIZE) as pilot:
+        await before(pilot)
+        path.write_text(app.export_screenshot(title="qitos-tui"), encoding="utf-8")
+
+
+async def _settled(pilot: Any) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.2)
+
+
+async def make_all(out: Path, upstream: Path | None) -> list[Path]:
+    """Write the three screenshots into ``out``; returns their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with tempfile.TemporaryDirectory(prefix="qitos-shots-") as tmp:
+        live = demo_live(Path(tmp) / "live", hold_at=6)
+        model = live.agent.llm
+
+        async def held(pilot: Any) -> None:
+            if not model.reached.wait(20):
+                raise RuntimeError("the demo never reached the held model call")
+            await pilot.pause(0.3)
+
+        try:
+            await shoot(make_app(live=live), out / "demo-live.svg", held)
+        finally:
+            model.gate.set()
+        written.append(out / "demo-live.svg")
+
+        paused = demo_live(Path(tmp) / "paused")
+        await shoot(make_app(live=paused), out / "demo-paused.svg", _settled)
+        written.append(out / "demo-paused.svg")
+
+        target = upstream or Path(tmp) / "paused" / "runs" / "demo_run"
+
+        async def replayed(pilot: Any) -> None:
+            await _settled(pilot)
+            await pilot.press("right")
+            await pilot.pause(0.2)
+
+        await shoot(make_app(replay=target), out / "replay-upstream.svg", replayed)
+        written.append(out / "replay-upstream.svg")
+    return written
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: write the screenshots and list them."""
+    parser = argparse.ArgumentParser(prog="python -m tui.screenshots", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="screenshots", help="folder for the SVG files (default: screenshots)")
+    parser.add_argument("--upstream", help="an upstream QitOS run directory to show replayed")
+    args = parser.parse_args(argv)
+    upstream = Path(args.upstream) if args.upstream else None
+    if upstream is not None and not upstream.is_dir():
+        print(f"python -m tui.screenshots: {upstream}: not a directory", file=sys.stderr)
+        return 2
+    for path in asyncio.run(make_all(Path(args.out), upstream)):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
