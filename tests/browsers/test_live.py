@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browser_builders import run_writer, wait_until
+from browser_builders import build_skills_db, run_writer, wait_until
+from textual.pilot import Pilot
 
 from qitos.kit.memory.memdir_format import record_filename
-from tui.browsers import make_memory_app, make_skills_app
+from tui.browsers import SkillsBrowser, SkillsBrowserApp, make_memory_app, make_skills_app
 from tui.browsers.memory_browser import RecordList
 from tui.browsers.memory_model import RecallStatus, RowKind
 
@@ -76,15 +77,19 @@ async def test_recall_marks_follow_the_disk(memory_root: Path) -> None:
         assert any(r.kind is RowKind.GONE and r.record_id == "rec-004" for r in browser.rows)
 
 
+async def live_skills(app: SkillsBrowserApp, pilot: Pilot[int]) -> SkillsBrowser:
+    """The app's browser once loaded and watching (the watcher given a moment to arm)."""
+    browser = app.browser
+    await wait_until(lambda: browser.revision >= 1 and browser.versions and browser.live, what="first load")
+    await pilot.pause(0.1)
+    return browser
+
+
 async def test_skills_browser_follows_a_publishing_process(skills_db: Path) -> None:
     """Versions and skills published by another process appear without a restart."""
     app = make_skills_app(skills_db)
     async with app.run_test(size=(120, 32)) as pilot:
-        browser = app.browser
-        await wait_until(
-            lambda: browser.revision >= 1 and browser.versions and browser.live, what="first load"
-        )
-        await pilot.pause(0.1)
+        browser = await live_skills(app, pilot)
         assert (
             run_writer(
                 "publish", skills_db, "demo", "fix-failing-check", "def fix(repo):\n    return 4\n"
@@ -99,3 +104,24 @@ async def test_skills_browser_follows_a_publishing_process(skills_db: Path) -> N
             lambda: any(s["name"] == "bisect-regression" for s in browser.shown), what="new skill"
         )
         assert browser.selected_skill["name"] == "fix-failing-check"  # type: ignore[index]
+
+
+async def test_skills_browser_reports_a_removed_database_and_follows_its_replacement(tmp_path: Path) -> None:
+    """The database removed while browsing: a clear message; a new one at the same path: browsed again."""
+    db = build_skills_db(tmp_path / "skills.db")
+    app = make_skills_app(db)
+    async with app.run_test(size=(120, 32)) as pilot:
+        browser = await live_skills(app, pilot)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        await wait_until(lambda: browser.error is not None, what="the removal")
+        assert browser.error == "cannot read skills.db: the database file was removed"
+        assert browser.shown == [] and "was removed" in str(app.query_one("#skills-summary").render())
+        replacement = tmp_path / "elsewhere" / "skills.db"
+        replacement.parent.mkdir()
+        build_skills_db(replacement)
+        run_writer("publish", replacement, "demo", "fresh-skill", "# fresh\n")
+        replacement.rename(db)  # appears at the watched path in one step, like a restored backup
+        await wait_until(
+            lambda: browser.error is None and any(s["name"] == "fresh-skill" for s in browser.shown)
+        )

@@ -44,6 +44,7 @@ from tui.browsers.virtual_list import VirtualList
 from tui.browsers.watch import memory_filter, watch
 
 FLASH_SECONDS = 1.5  # how long a changed row stays highlighted
+COMPACT_WIDTH = 72  # below this many cells the list leaves out the created column
 MARKS = {
     RecallStatus.UNCHANGED: ("●", "green"),
     RecallStatus.CHANGED: ("◆", "yellow"),
@@ -72,9 +73,12 @@ class RecordList(VirtualList):
             text.append(f" {'rejected':<9} {row.path}: {row.reason}")
             return text
         step = "" if row.step_id is None else str(row.step_id)
-        created = row.created[:19].replace("T", " ")
         size = "gone" if row.kind is RowKind.GONE else _size(row.size)
-        text.append(f" {row.role[:9]:<9} {step:>5} {created:<19} {size:>6} ")
+        if width < COMPACT_WIDTH:  # narrow panes: the first line matters more than the date
+            text.append(f" {row.role[:9]:<9} {step:>5} {size:>6} ")
+        else:
+            created = row.created[:19].replace("T", " ")
+            text.append(f" {row.role[:9]:<9} {step:>5} {created:<19} {size:>6} ")
         text.append(row.summary)
         return text
 
@@ -87,6 +91,13 @@ class RecordList(VirtualList):
         if row.kind is RowKind.GONE or row.scope == "global":
             return ("dim",)
         return ()
+
+
+def _columns(wide: bool) -> Text:
+    """The column heading over the record list (matching RecordList.row_text)."""
+    if wide:
+        return Text("   role       step created               size text")
+    return Text("   role       step   size text")
 
 
 def _size(size: int) -> str:
@@ -160,9 +171,7 @@ class MemoryBrowser(Vertical):
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: words in id, role, step, text (f)", id="memory-filter", compact=True)
         yield Static("", id="memory-summary")
-        yield Static(
-            Text("   role       step created               size text"), id="memory-columns", markup=False
-        )
+        yield Static(_columns(wide=True), id="memory-columns", markup=False)
         yield RecordList(self, id="memory-records")
         with VerticalScroll(id="memory-detail"):
             yield Static("", id="memory-detail-body", markup=False)
@@ -181,6 +190,10 @@ class MemoryBrowser(Vertical):
         self.rescan()
         if self.watch_files:
             self._watch()
+
+    def on_resize(self) -> None:
+        listing = self.query_one(RecordList)
+        self.query_one("#memory-columns", Static).update(_columns(listing.size.width >= COMPACT_WIDTH))
 
     def on_unmount(self) -> None:
         self._stop.set()  # lets the Rust watcher return within one step

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -35,6 +36,8 @@ from tui.browsers.skills_model import (
 )
 from tui.browsers.virtual_list import VirtualList
 from tui.browsers.watch import sqlite_filter, watch
+
+NARROW_WIDTH = 70  # below this many cells the lists and the source are stacked
 
 
 class SkillList(VirtualList):
@@ -95,6 +98,11 @@ class SkillsBrowser(Vertical):
     SkillsBrowser #skills-right { width: 3fr; border-left: solid $border-blurred; }
     SkillsBrowser #skills-code { height: 1fr; padding: 0 1; }
     SkillsBrowser #skills-code:focus { background: $boost; }
+    SkillsBrowser.-narrow #skills-body { layout: vertical; }
+    SkillsBrowser.-narrow #skills-left { width: 1fr; max-width: 100%; min-width: 0; height: 1fr; }
+    SkillsBrowser.-narrow #skills-right {
+        width: 1fr; height: 1fr; border-left: none; border-top: solid $border-blurred;
+    }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "toggle_diff", "Diff"),
@@ -137,6 +145,8 @@ class SkillsBrowser(Vertical):
         self.live = False
         self._selected_name: str | None = None
         self._stop = asyncio.Event()
+        self._inode = 0  # of the database file the library was opened on
+        self._open_lock = threading.Lock()
 
     # ---- layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -171,6 +181,10 @@ class SkillsBrowser(Vertical):
             return
         self._open(resolved)
 
+    def on_resize(self) -> None:
+        # Side by side needs room for both the lists and the source; narrow panes stack them.
+        self.set_class(self.size.width < NARROW_WIDTH, "-narrow")
+
     def on_unmount(self) -> None:
         self._stop.set()
         if self.library is not None:
@@ -178,8 +192,9 @@ class SkillsBrowser(Vertical):
 
     def _open(self, namespace: str) -> None:
         try:
+            self._inode = self.db_path.stat().st_ino
             self.library = open_library(self.db_path, namespace)
-        except SkillsOpenError as exc:
+        except (SkillsOpenError, OSError) as exc:
             self._fail(str(exc))
             return
         self.namespace = namespace
@@ -232,19 +247,38 @@ class SkillsBrowser(Vertical):
     # ---- background work ----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="skills-load", exit_on_error=False, description="read skills")
     def _load(self, name: str | None, requested_at: float) -> None:
-        library = self.library
-        if library is None:
-            return
         try:
+            library = self._current_library()
+            if library is None:
+                return
             skills = library.skills(include_inactive=True)
             if name is None or all(s["name"] != name for s in skills):
                 name = skills[0]["name"] if skills else None
             versions = {name: list(reversed(library.versions(name)))} if name is not None else {}
-        except ToolLibraryError as exc:
+        except (ToolLibraryError, SkillsOpenError) as exc:
             self.post_message(SkillsLoaded([], {}, f"cannot read {self.db_path.name}: {exc}", requested_at))
             return
         if not get_current_worker().is_cancelled:
             self.post_message(SkillsLoaded(skills, versions, None, requested_at))
+
+    def _current_library(self) -> SqliteToolLibrary | None:
+        """The open library, reopened if the file was replaced; SkillsOpenError if it was removed.
+
+        An open SQLite connection keeps reading a deleted or replaced file's old inode, so the
+        path is checked before every read a file change triggers.
+        """
+        with self._open_lock:
+            if self.library is None or self.namespace is None:
+                return None
+            try:
+                inode = self.db_path.stat().st_ino
+            except FileNotFoundError:
+                raise SkillsOpenError("the database file was removed") from None
+            if inode != self._inode:
+                fresh = open_library(self.db_path, self.namespace)
+                self.library.close()
+                self.library, self._inode = fresh, inode
+            return self.library
 
     @work(thread=True, exclusive=True, group="skills-search", exit_on_error=False, description="search")
     def _search(self, query: str) -> None:

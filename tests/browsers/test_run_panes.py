@@ -1,0 +1,74 @@
+"""The browser panes inside the real run screen, replaying a real demo run (as the lead will wire them)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from browser_builders import run_writer, wait_until
+
+import tui.screens.run as run_screen
+from qitos.demo import TASK, build_agent
+from tui.app import make_app
+from tui.browsers.memory_model import RecallStatus
+from tui.browsers.panes import MemoryBrowserPane, SkillsBrowserPane, memory_pane, skills_pane
+from tui.headless import run_headless
+
+
+@pytest.fixture
+def demo_dirs(tmp_path: Path) -> Path:
+    """A finished demo run with its memory root and skill database under tmp_path."""
+    agent = build_agent(
+        workspace=tmp_path / "ws", memory_dir=tmp_path / "memory", skills_db=tmp_path / "skills.db"
+    )
+    assert run_headless(agent, TASK, trace_dir=tmp_path / "runs", run_id="demo", out=io.StringIO()) == 0
+    return tmp_path
+
+
+def test_panes_need_their_paths() -> None:
+    """The unbound classes refuse to build: the paths come from memory_pane / skills_pane."""
+    with pytest.raises(TypeError, match="memory_pane"):
+        MemoryBrowserPane(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="skills_pane"):
+        SkillsBrowserPane(None)  # type: ignore[arg-type]
+
+
+async def test_memory_and_skills_panes_follow_the_selected_step(
+    demo_dirs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stepping through the replay marks each step's recalls; the run's published versions are starred."""
+    panes = [
+        memory_pane(demo_dirs / "memory")
+        if p.TITLE == "Memory"
+        else skills_pane(demo_dirs / "skills.db")
+        if p.TITLE == "Skills"
+        else p
+        for p in run_screen.PANES
+    ]
+    monkeypatch.setattr(run_screen, "PANES", tuple(panes))
+    app = make_app(replay=demo_dirs / "runs" / "demo")
+    async with app.run_test(size=(160, 48)) as pilot:
+        memory = app.screen.query_one(MemoryBrowserPane)
+        skills = app.screen.query_one(SkillsBrowserPane)
+        await wait_until(
+            lambda: memory.browser.revision >= 1 and skills.browser.revision >= 1, what="the browsers"
+        )
+        assert memory.browser.size.height > 8 and skills.browser.size.height > 8  # they fill their cells
+        assert skills.browser.published == {("fix-failing-check", 1), ("fix-failing-check", 2)}
+        recall_steps = []
+        for _ in range(len(app.screen.store.steps)):
+            if memory.browser.marks:
+                recall_steps.append(memory.browser.recall_step)
+            await pilot.press("right")
+        await pilot.pause()
+        assert recall_steps, "the demo recalls memory at some step"
+        while memory.browser.recall_step != recall_steps[-1]:
+            await pilot.press("left")
+        record_id = next(iter(memory.browser.marks))
+        assert memory.browser.marks[record_id].status is RecallStatus.UNCHANGED
+        run_writer("edit", demo_dirs / "memory", record_id, "changed after the run")
+        await wait_until(
+            lambda: memory.browser.marks[record_id].status is RecallStatus.CHANGED, what="changed"
+        )
+        assert f"step {recall_steps[-1]}:" in memory.plain()
