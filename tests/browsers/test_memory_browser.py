@@ -218,3 +218,19 @@ async def test_ten_thousand_records_stay_responsive(tmp_path: Path) -> None:
         assert app.browser.selected_row.record_id == "r09999"  # type: ignore[union-attr]
         timings.sort()
         assert timings[len(timings) // 2] < 0.05, timings
+
+
+async def test_keys_are_remappable_and_rows_clickable(memory_root: Path) -> None:
+    """set_keymap moves delete to another key; a click selects the row under the mouse."""
+    app = make_memory_app(memory_root, watch=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _loaded(app, pilot)
+        app.set_keymap({"memory.delete": "x"})
+        await pilot.click(RecordList, offset=(10, 2))
+        assert app.browser.selected_row.record_id == "rec-003"  # type: ignore[union-attr]
+        await pilot.press("d")
+        assert not isinstance(app.screen, DeleteRecordDialog)
+        await pilot.press("x")
+        assert isinstance(app.screen, DeleteRecordDialog) and app.screen.row.record_id == "rec-003"
+        await pilot.press("escape")
+        assert app.browser.last_message == "kept record rec-003"

@@ -20,7 +20,7 @@ class MemoryBrowserApp(App[int]):
     TITLE = "qitos-tui memory"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
-        Binding("slash", "focus_filter", "Filter", show=False),
+        Binding("slash", "focus_filter", "Filter", show=False, id="memory.filter-slash"),
     ]
 
     def __init__(self, memory_dir: Path, *, global_dir: Path | None = None, watch: bool = True) -> None:
@@ -52,7 +52,7 @@ class SkillsBrowserApp(App[int]):
     TITLE = "qitos-tui skills"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
-        Binding("slash", "focus_search", "Search", show=False),
+        Binding("slash", "focus_search", "Search", show=False, id="skills.search-slash"),
     ]
 
     def __init__(self, db_path: Path, *, namespace: str | None = None, watch: bool = True) -> None:

@@ -31,8 +31,8 @@ class DeleteRecordDialog(ModalScreen[bool]):
 
     DEFAULT_CSS = DIALOG_CSS.format(name="DeleteRecordDialog")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Delete"),
-        Binding("n,escape", "answer(False)", "Keep"),
+        Binding("y", "answer(True)", "Delete", id="memory.delete-confirm"),
+        Binding("n,escape", "answer(False)", "Keep", id="memory.delete-keep"),
     ]
 
     def __init__(self, row: MemoryRow) -> None:

@@ -124,9 +124,9 @@ class MemoryBrowser(Vertical):
     MemoryBrowser #memory-detail:focus { border-top: solid $border; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "delete", "Delete"),
-        Binding("f", "filter", "Filter"),
-        Binding("ctrl+r", "rescan", "Rescan", show=False),
+        Binding("d", "delete", "Delete", id="memory.delete"),
+        Binding("f", "filter", "Filter", id="memory.filter"),
+        Binding("ctrl+r", "rescan", "Rescan", show=False, id="memory.rescan"),
     ]
 
     filter_text: reactive[str] = reactive("")

@@ -13,6 +13,7 @@ import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -82,8 +83,9 @@ class MemoryRow:
         """The first non-blank line of the content (or the rejection reason)."""
         return self.reason if self.kind is RowKind.REJECTED else first_line(self.content)
 
+    @cached_property
     def haystack(self) -> str:
-        """The text a filter matches against, lower-cased."""
+        """The text a filter matches against, lower-cased (computed once per row)."""
         parts = (self.record_id, self.role, str(self.step_id), self.scope, self.kind.value, self.reason)
         return (" ".join(parts) + "\n" + self.content).casefold()
 
@@ -114,10 +116,12 @@ class MemoryView:
 
     def record(self, record_id: str) -> MemoryRow | None:
         """The on-disk row of a record id, if any."""
-        for row in self.rows:
-            if row.kind is RowKind.RECORD and row.record_id == record_id:
-                return row
-        return None
+        return self._records.get(record_id)
+
+    @cached_property
+    def _records(self) -> dict[str, MemoryRow]:
+        """Record rows by id (built once per view: recall marks look ids up on every rebuild)."""
+        return {row.record_id: row for row in self.rows if row.kind is RowKind.RECORD}
 
 
 def first_line(text: str, limit: int = 200) -> str:
@@ -346,4 +350,4 @@ def filter_rows(rows: Sequence[MemoryRow], text: str) -> list[MemoryRow]:
     words = text.casefold().split()
     if not words:
         return list(rows)
-    return [row for row in rows if all(w in row.haystack() for w in words)]
+    return [row for row in rows if all(w in row.haystack for w in words)]

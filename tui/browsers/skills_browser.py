@@ -105,10 +105,10 @@ class SkillsBrowser(Vertical):
     }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "toggle_diff", "Diff"),
-        Binding("m", "mark_base", "Diff base"),
-        Binding("f", "search", "Search"),
-        Binding("ctrl+r", "reload", "Reload", show=False),
+        Binding("d", "toggle_diff", "Diff", id="skills.diff"),
+        Binding("m", "mark_base", "Diff base", id="skills.diff-base"),
+        Binding("f", "search", "Search", id="skills.search"),
+        Binding("ctrl+r", "reload", "Reload", show=False, id="skills.reload"),
     ]
 
     mode: reactive[str] = reactive("source")
