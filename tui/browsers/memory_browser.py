@@ -253,9 +253,8 @@ class MemoryBrowser(Vertical):
         self._update_summary()
         try:
             async for changes in watch(roots, memory_filter, self._stop):
-                requested = time.perf_counter()
-                self._patch(sorted({path for _, path in changes}), requested)
-                self._scan(requested)
+                # The fast path first, alone; its handler then asks for the confirming full scan.
+                self._patch(sorted({path for _, path in changes}), time.perf_counter())
         except (OSError, RuntimeError) as exc:
             self.post_message(WatchStopped(f"watching stopped: {exc}"))
             return
@@ -269,7 +268,9 @@ class MemoryBrowser(Vertical):
         if memory is None:
             return
         patch = read_local_changes(memory, paths)
-        if patch is not None:
+        if patch is None:
+            self.post_message(MemoryPatched(None, set(), requested_at))
+        else:
             self.post_message(MemoryPatched(patch[0], patch[1], requested_at))
 
     @work(thread=True, group="memory-delete", exit_on_error=False, description="delete a memory record")
@@ -302,10 +303,10 @@ class MemoryBrowser(Vertical):
     @on(MemoryPatched)
     def _patched(self, message: MemoryPatched) -> None:
         message.stop()
-        if self.view is None or self.error:
-            return
-        self._patched_at = max(self._patched_at, message.requested_at)
-        self._apply(patch_view(self.view, message.upserts, message.gone))
+        if message.upserts is not None and self.view is not None and not self.error:
+            self._patched_at = max(self._patched_at, message.requested_at)
+            self._apply(patch_view(self.view, message.upserts, message.gone))
+        self._scan(message.requested_at)
 
     def _apply(self, view: MemoryView) -> None:
         """Show a new view: flash what changed since the last one, keep the selection."""

@@ -21,9 +21,12 @@ class MemoryScanned(Message):
 
 @dataclass
 class MemoryPatched(Message):
-    """Changed local record files re-read on their own (fast path before the full scan confirms)."""
+    """Changed local record files re-read on their own (fast path before the full scan confirms).
 
-    upserts: list[MemoryRow]
+    ``upserts`` is None when the change needs the full scan to be understood (see read_local_changes).
+    """
+
+    upserts: list[MemoryRow] | None
     gone: set[str]
     requested_at: float
 
