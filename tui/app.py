@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
-from tui.live import LiveRun
+from tui.replay import HeadSource, manifest_tokens, read_manifest
 from tui.screens.dialogs import ErrorScreen
-from tui.screens.run import RunScreen
-from tui.screens.run_list import RunListScreen
+from tui.screens.run import FIRST_PAINT_EVENTS, RunScreen
 from tui.store import ListSource, RunStore
+
+if TYPE_CHECKING:
+    from tui.live import LiveRun
 
 
 class QitosApp(App[int]):
@@ -36,11 +39,21 @@ class QitosApp(App[int]):
         self.error = error
         self.export_dir = export_dir
 
+    def get_default_screen(self) -> Screen[Any]:
+        """The run itself when there is one: no blank screen is drawn before it (first paint)."""
+        from qitos.trace.reader import is_run_dir
+
+        if self.error is None and self.live is not None:
+            return RunScreen(RunStore(ListSource()), live=self.live, export_dir=self.export_dir)
+        if self.error is None and self.replay_path is not None and is_run_dir(self.replay_path):
+            return self.run_screen(self.replay_path, from_list=False)
+        return super().get_default_screen()
+
     def on_mount(self) -> None:
+        if isinstance(self.screen, RunScreen):
+            return
         if self.error is not None:
             self._fatal(*self.error)
-        elif self.live is not None:
-            self.push_screen(RunScreen(RunStore(ListSource()), live=self.live, export_dir=self.export_dir))
         elif self.replay_path is not None:
             self._open_path(self.replay_path)
         else:
@@ -69,38 +82,39 @@ class QitosApp(App[int]):
         if not runs:
             self._fatal("No runs", f"{path} holds no run directories (manifest.json / events.jsonl)")
             return
+        from tui.screens.run_list import RunListScreen
+
         self.push_screen(RunListScreen(path, runs, lambda p: self.open_run(p, from_list=True)))
 
     def open_run(self, run_dir: Path, *, from_list: bool) -> None:
-        """Open one run directory in a RunScreen; unreadable ones get the error panel."""
-        from qitos.trace.reader import TraceError, TraceReader
+        """Open one run directory in a RunScreen over the current screen."""
+        from qitos.trace.reader import is_run_dir
 
-        try:
-            reader = TraceReader(run_dir)
-        except (TraceError, OSError) as exc:
+        if not is_run_dir(run_dir):
+            title, detail = (
+                "Cannot open run",
+                f"{run_dir}: not a run directory (no manifest.json or events.jsonl)",
+            )
             if from_list:
-                self.push_screen(ErrorScreen("Cannot open run", f"{run_dir}: {exc}"))
+                self.push_screen(ErrorScreen(title, detail))
             else:
-                self._fatal("Cannot open run", f"{run_dir}: {exc}")
+                self._fatal(title, detail)
             return
-        store = RunStore(reader, run_id=reader.run_id)
-        store.declared_status = reader.status
-        model = reader.manifest.get("model_id")
+        self.push_screen(self.run_screen(run_dir, from_list=from_list))
+
+    def run_screen(self, run_dir: Path, *, from_list: bool) -> RunScreen:
+        """A RunScreen replaying ``run_dir``, painting from the head of its trace at once."""
+        from qitos.trace.layout import effective_status
+
+        manifest = read_manifest(run_dir)
+        run_id = manifest.get("run_id")
+        run_id = run_id if isinstance(run_id, str) and run_id else run_dir.name
+        store = RunStore(HeadSource(run_dir, limit=FIRST_PAINT_EVENTS, run_id=run_id), run_id=run_id)
+        store.declared_status = effective_status(manifest, run_dir)
+        model = manifest.get("model_id")
         store.model_id = str(model) if model else ""
-        summary = reader.manifest.get("summary")
-        tokens = reader.manifest.get("token_usage")
-        if tokens is None and isinstance(summary, dict):
-            tokens = summary.get("token_usage")
-        if isinstance(tokens, int):  # upstream traces carry usage only in the manifest
-            store.declared_tokens = tokens
-        screen = RunScreen(
-            store,
-            replay=reader,
-            notices=list(reader.notices),
-            export_dir=self.export_dir,
-            from_list=from_list,
-        )
-        self.push_screen(screen)
+        store.declared_tokens = manifest_tokens(manifest)
+        return RunScreen(store, replay=run_dir, export_dir=self.export_dir, from_list=from_list)
 
     async def action_quit_app(self) -> None:
         """Quit; a live run asks first."""

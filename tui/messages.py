@@ -59,3 +59,11 @@ class SearchResults(Message):
 
     query: str
     matches: list[tuple[int, int]]
+
+
+@dataclass
+class ReaderOpened(Message):
+    """The TraceReader has indexed the replayed trace (or could not: ``problem`` says why)."""
+
+    reader: Any
+    problem: str | None

@@ -16,6 +16,7 @@ import asyncio
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,15 @@ from tui.live import LiveRun
 
 SIZE = (160, 45)
 FIXED_TS = "2026-01-01T00:00:00+00:00"
+
+
+async def wait_held(pilot: Any, model: HeldModel, timeout: float = 20.0) -> None:
+    """Let the app run until the model is held (never block the event loop: the run starts on it)."""
+    deadline = time.monotonic() + timeout
+    while not model.reached.is_set():
+        if time.monotonic() > deadline:
+            raise RuntimeError("the run never reached the held model call")
+        await pilot.pause(0.02)
 
 
 class HeldModel(Model):
@@ -80,8 +90,7 @@ async def make_all(out: Path, upstream: Path | None) -> list[Path]:
         model = live.agent.llm
 
         async def held(pilot: Any) -> None:
-            if not model.reached.wait(20):
-                raise RuntimeError("the demo never reached the held model call")
+            await wait_held(pilot, model)
             await pilot.pause(0.3)
 
         try:
@@ -109,7 +118,9 @@ async def make_all(out: Path, upstream: Path | None) -> list[Path]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: write the screenshots and list them."""
     parser = argparse.ArgumentParser(prog="python -m tui.screenshots", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="screenshots", help="folder for the SVG files (default: screenshots)")
+    parser.add_argument(
+        "--out", default="screenshots", help="folder for the SVG files (default: screenshots)"
+    )
     parser.add_argument("--upstream", help="an upstream QitOS run directory to show replayed")
     args = parser.parse_args(argv)
     upstream = Path(args.upstream) if args.upstream else None

@@ -72,7 +72,8 @@ def synthetic_events(
             yield ev(s, "lifecycle_resume", {"policy_id": "demo.pause_before_write", "step_id": s})
         yield ev(s, "DECIDE", {"stage": "start"})
         selected = [f"ex-{k:04d}" for k in range(max(0, s - 2), s)]
-        omitted = [f"ex-{k:04d}" for k in range(0, max(0, s - 2))]
+        # Older exchanges were compacted by earlier receipts: a request lists only the recent ones.
+        omitted = [f"ex-{k:04d}" for k in range(max(0, s - 22), max(0, s - 2))]
         receipts = []
         if omitted:
             receipts.append(

@@ -44,7 +44,6 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     return True
 
 
-
 @pytest.fixture
 def demo_live(tmp_path: Path) -> Callable[..., LiveRun]:
     """Builds a LiveRun of the bundled demo agent in tmp_path with a fixed run id and clock."""

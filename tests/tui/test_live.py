@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from qitos.engine.runtime import RuntimeSnapshotContext
+from tui import screenshots
 from tui.app import make_app
 from tui.live import POLICY_NAME, LiveRun, TuiPausePolicy, install_pause_policy
 from tui.screens.dialogs import ConfirmDialog
@@ -95,8 +96,7 @@ async def test_p_pauses_with_the_tuis_policy_and_s_runs_exactly_one_step(
     model = live.agent.llm
     app = make_app(live=live)
     async with app.run_test(size=(100, 30)) as pilot:
-        assert model.reached.wait(10)  # step 1 is deciding: the run is live
-        await pilot.pause()
+        await screenshots.wait_held(pilot, model)  # step 1 is deciding: the run is live
         screen = app.screen
         assert isinstance(screen, RunScreen) and screen.is_live
         await pilot.press("p")

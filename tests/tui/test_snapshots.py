@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tui import screenshots
 from tui.app import make_app
 
 SIZES = [(80, 24), (160, 48)]
@@ -44,7 +45,7 @@ def test_live_demo_running(snap_compare, demo_live, size: tuple[int, int]) -> No
     model = live.agent.llm
 
     async def held(pilot) -> None:  # type: ignore[no-untyped-def]
-        assert model.reached.wait(10)
+        await screenshots.wait_held(pilot, model)
         await pilot.pause(0.2)  # let the refresh tick fold what the tap delivered
         await pilot.wait_for_scheduled_animations()
         # The screenshot is taken right after this returns; then the run may go on and the app exit.

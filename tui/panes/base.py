@@ -38,13 +38,18 @@ class Pane(VerticalScroll, can_focus=True, inherit_bindings=False):
     """Position of the selected step in the store, pushed down by the run screen."""
     revision: reactive[int] = reactive(0)
     """Bumped by the run screen whenever the store has folded new events."""
+    active_pane: reactive[int] = reactive(0)
+    """Which pane the tabs show (small terminals); this one is shown when it is its own index."""
 
-    def __init__(self, store: RunStore, *, id: str | None = None) -> None:
+    def __init__(self, store: RunStore, *, index: int = 0, id: str | None = None) -> None:
         super().__init__(id=id)
         self.store = store
+        self.index = index
+        self.set_class(index == 0, "-active")
         self.border_title = self.TITLE
         self._body = Static("", classes="pane-body", markup=False)
         self.shown: RenderableType = Text("")
+        self._key: tuple[object, ...] | None = None
 
     def compose(self) -> ComposeResult:
         yield self._body
@@ -54,6 +59,9 @@ class Pane(VerticalScroll, can_focus=True, inherit_bindings=False):
 
     def on_resize(self) -> None:
         self.show()
+
+    def watch_active_pane(self, active: int) -> None:
+        self.set_class(active == self.index, "-active")
 
     def watch_selected(self) -> None:
         self.show()
@@ -69,11 +77,23 @@ class Pane(VerticalScroll, can_focus=True, inherit_bindings=False):
             return None
         return steps[max(0, min(self.selected, len(steps) - 1))]
 
+    def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
+        """What the pane's content depends on; the pane re-renders only when this changes."""
+        if step is None:
+            return (None, self.size.width)
+        return (step.step, step.last, step.ok, self.size.width)
+
     def show(self) -> None:
-        """Render the selected step into the body."""
+        """Render the selected step into the body (skipped when nothing it depends on changed)."""
         if not self.is_mounted:
             return
         step = self.step
+        # While a big trace folds in the background the store changes many times a second; a
+        # pane whose step did not change must not pay for re-rendering every time.
+        key = self.view_key(step)
+        if key == self._key:
+            return
+        self._key = key
         self.shown = self.render_step(step) if step is not None else Text("no events yet", style="dim")
         self._body.update(self.shown)
 

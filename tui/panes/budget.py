@@ -23,9 +23,14 @@ class BudgetPane(Pane):
         yield from super().compose()
         yield Sparkline([], id="budget-sparkline")
 
+    def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
+        # Run totals and the sparkline cover every step: they change whenever the store grows.
+        return (*super().view_key(step), len(self.store.steps), self.store.tokens, self.store.event_count)
+
     def show(self) -> None:
+        before = self._key
         super().show()
-        if self.is_mounted:
+        if self.is_mounted and self._key != before:
             series = self.store.used_series()
             sparkline = self.query_one(Sparkline)
             sparkline.display = any(series)

@@ -74,6 +74,9 @@ class ExchangesPane(Pane):
 
     _stick_to_end = True
 
+    def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
+        return (*super().view_key(step), self.expanded, self.raw, self.search_text)
+
     def watch_expanded(self) -> None:
         self.show()
 

@@ -14,6 +14,9 @@ class MemoryPane(Pane):
 
     TITLE = "Memory"
 
+    def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
+        return (*super().view_key(step), self.store.memory_ops)
+
     def render_step(self, step: StepSummary) -> RenderableType:
         parts: list[RenderableType] = [kv("run", f"{self.store.memory_ops} memory operations", style="bold")]
         if not step.memory:

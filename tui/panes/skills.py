@@ -14,6 +14,9 @@ class SkillsPane(Pane):
 
     TITLE = "Skills"
 
+    def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
+        return (*super().view_key(step), self.store.skill_ops)
+
     def render_step(self, step: StepSummary) -> RenderableType:
         pos = self.store.step_pos.get(step.step, 0)
         parts: list[RenderableType] = [kv("run", f"{self.store.skill_ops} skill operations", style="bold")]

@@ -4,20 +4,28 @@ from __future__ import annotations
 
 import traceback
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal, Vertical
+from textual.lazy import Lazy
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Tab, Tabs
 from textual.worker import get_current_worker
 
 from tui.feed import EventFeed
-from tui.live import LiveRun
-from tui.messages import EventsAvailable, FoldFinished, FoldProgress, RunCrashed, RunReturned, SearchResults
+from tui.messages import (
+    EventsAvailable,
+    FoldFinished,
+    FoldProgress,
+    ReaderOpened,
+    RunCrashed,
+    RunReturned,
+    SearchResults,
+)
 from tui.panes.base import Pane
 from tui.panes.budget import BudgetPane
 from tui.panes.compaction import CompactionPane
@@ -30,6 +38,9 @@ from tui.search import export_request, search
 from tui.store import ListSource, RunStore
 from tui.widgets.run_header import RunHeader, StatusBar
 from tui.widgets.step_list import StepList
+
+if TYPE_CHECKING:
+    from tui.live import LiveRun
 
 PANES: tuple[type[Pane], ...] = (
     ExchangesPane,
@@ -76,15 +87,16 @@ class RunScreen(Screen[None]):
     raw: reactive[bool] = reactive(False)
     """Exchanges pane: show raw event JSON."""
     search_text: reactive[str] = reactive("")
+    active_pane: reactive[int] = reactive(0)
+    """Which pane the tabs show on a small terminal."""
     """The current search text."""
 
     def __init__(
         self,
         store: RunStore,
         *,
-        replay: Any = None,
+        replay: Path | None = None,
         live: LiveRun | None = None,
-        notices: list[str] | None = None,
         export_dir: Path | None = None,
         from_list: bool = False,
     ) -> None:
@@ -96,10 +108,10 @@ class RunScreen(Screen[None]):
         self.from_list = from_list
         self.feed = EventFeed(lambda: self.post_message(EventsAvailable()))
         self.matches: list[tuple[int, int]] = []
-        self.notices = notices if notices is not None else []
+        self.reader: Any = None  # the TraceReader, once opened (replay)
+        self.notices: list[str] = []
         self._dirty = False
         self._follow = True
-        self._active_pane = 0
         self._engine_running = False
 
     # ---- layout ------------------------------------------------------------------------------
@@ -116,12 +128,13 @@ class RunScreen(Screen[None]):
                 )
                 with Container(id="panes"):
                     for k, pane_cls in enumerate(PANES):
-                        pane = pane_cls(self.store, id=f"pane-{pane_cls.TITLE.lower()}")
-                        pane.data_bind(RunScreen.selected, RunScreen.revision)
+                        pane = pane_cls(self.store, index=k, id=f"pane-{pane_cls.TITLE.lower()}")
+                        pane.data_bind(RunScreen.selected, RunScreen.revision, RunScreen.active_pane)
                         if isinstance(pane, ExchangesPane):
                             pane.data_bind(RunScreen.expanded, RunScreen.raw, RunScreen.search_text)
-                        pane.set_class(k == 0, "-active")
-                        yield pane
+                        # Only the first pane is needed for the first frame at 80x24; the others
+                        # mount right after it (and are all shown at once on a large terminal).
+                        yield pane if k == 0 else Lazy(pane)
         yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -130,12 +143,11 @@ class RunScreen(Screen[None]):
         self._apply_size()
         self.set_interval(1 / 20, self._flush)
         if self.replay is not None:
-            # First paint from the first events; everything else folds in the background.
-            first = min(len(self.replay), FIRST_PAINT_EVENTS)
-            self.store.apply(self.replay.events(0, first), 0)
+            # First paint from the head of the trace (see tui.replay); the reader is opened and
+            # the rest folded in the background once the first frame is out.
+            self.store.apply(self.store.source.events(), 0)
             self._flush_now()
-            if first < len(self.replay):
-                self.fold_trace(first)
+            self.call_after_refresh(self.open_reader)
         if self.live is not None:
             self._engine_running = True
             self.run_engine(resume=False)
@@ -165,14 +177,42 @@ class RunScreen(Screen[None]):
             self.selected = last
         self.revision += 1
 
+    @work(thread=True, exclusive=True, group="reader", exit_on_error=False, description="indexing the trace")
+    def open_reader(self) -> None:
+        """Open (index) the trace with the TraceReader off the UI thread."""
+        from qitos.trace.reader import TraceError, TraceReader
+
+        assert self.replay is not None
+        try:
+            reader = TraceReader(self.replay)
+        except (TraceError, OSError) as exc:
+            self.post_message(ReaderOpened(None, f"cannot read {self.replay}: {exc}"))
+            return
+        self.post_message(ReaderOpened(reader, None))
+
+    @on(ReaderOpened)
+    def _reader_opened(self, message: ReaderOpened) -> None:
+        if message.reader is None:
+            self.notices.append(str(message.problem))
+            self.revision += 1
+            return
+        reader = self.reader = message.reader
+        head = len(self.store.source)
+        self.store.source = reader  # same indices: HeadSource counts lines as the reader does
+        self.store.declared_status = reader.status
+        self.notices.extend(reader.notices)
+        self.revision += 1
+        if len(reader) > head:
+            self.fold_trace(head)
+
     @work(thread=True, exclusive=True, group="fold", exit_on_error=False, description="folding the trace")
     def fold_trace(self, start: int) -> None:
         """Read every event after the first paint and hand it to the fold in chunks, with progress."""
         worker = get_current_worker()
-        total = len(self.replay)
+        total = len(self.reader)
         chunk: list[Any] = []
         index = start
-        for event in self.replay.events(start):
+        for event in self.reader.events(start):
             chunk.append(event)
             if len(chunk) >= FOLD_CHUNK:
                 if worker.is_cancelled:
@@ -411,10 +451,7 @@ class RunScreen(Screen[None]):
 
     @on(Tabs.TabActivated)
     def _tab(self, event: Tabs.TabActivated) -> None:
-        index = int(str(event.tab.id).removeprefix("tab-"))
-        self._active_pane = index
-        for k, pane in enumerate(self.query(Pane)):
-            pane.set_class(k == index, "-active")
+        self.active_pane = int(str(event.tab.id).removeprefix("tab-"))
 
     def action_help(self) -> None:
         """Show every key, from the bindings."""
@@ -431,6 +468,7 @@ class RunScreen(Screen[None]):
         """Back to the run list."""
         if self.from_list:
             self.workers.cancel_group(self, "fold")
+            self.workers.cancel_group(self, "reader")
             self.dismiss(None)
 
     async def request_quit(self) -> None:
