@@ -1,29 +1,49 @@
-"""Pane: what every run-screen pane does — a title, a scrolling body, and "show step N"."""
+"""Pane: what every run-screen pane does — a title, a scrolling body, and "show step N".
+
+A pane renders its content (a Rich renderable) into lines once per change and serves them through
+the line API (``render_line``), so showing another step re-renders one pane's lines and never asks
+the whole screen for a new layout: navigation stays fast on big traces.
+"""
 
 from __future__ import annotations
 
 import io
+from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.console import Console, RenderableType
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.reactive import reactive
-from textual.widgets import Static
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from tui.store import RunStore, StepSummary
 
+LINE_CACHE_BLOCKS = 64  # rendered blocks kept per pane (stepping re-renders only the new ones)
 
-class Pane(VerticalScroll, can_focus=True, inherit_bindings=False):
+
+@dataclass(frozen=True)
+class Block:
+    """A piece of a pane's content: lines rendered once per ``key`` (None: always rendered), then
+    ``style`` (e.g. dim) laid over them, which is cheap next to rendering them again."""
+
+    key: Hashable | None
+    renderable: RenderableType
+    style: Style | None = None
+
+
+class Pane(ScrollView, can_focus=True, inherit_bindings=False):
     """A titled, scrolling pane that re-renders when the selected step or the store changes."""
 
     TITLE: ClassVar[str] = ""
     DEFAULT_CSS = """
-    Pane { border: round $border-blurred; padding: 0 1; height: 1fr; }
-    Pane:focus-within { border: round $border; }
-    Pane > .pane-body { width: 1fr; }
+    Pane { border: round $border-blurred; padding: 0 1; height: 1fr; scrollbar-gutter: stable; }
+    Pane:focus { border: round $border; }
     """
 
     # Only vertical scrolling: ←/→/Home/End stay the screen's step navigation even here.
@@ -34,11 +54,11 @@ class Pane(VerticalScroll, can_focus=True, inherit_bindings=False):
         Binding("pagedown", "page_down", "Page down", show=False),
     ]
 
-    selected: reactive[int] = reactive(0)
+    selected: reactive[int] = reactive(0, repaint=False)
     """Position of the selected step in the store, pushed down by the run screen."""
-    revision: reactive[int] = reactive(0)
+    revision: reactive[int] = reactive(0, repaint=False)
     """Bumped by the run screen whenever the store has folded new events."""
-    active_pane: reactive[int] = reactive(0)
+    active_pane: reactive[int] = reactive(0, repaint=False)
     """Which pane the tabs show (small terminals); this one is shown when it is its own index."""
 
     def __init__(self, store: RunStore, *, index: int = 0, id: str | None = None) -> None:
@@ -47,21 +67,21 @@ class Pane(VerticalScroll, can_focus=True, inherit_bindings=False):
         self.index = index
         self.set_class(index == 0, "-active")
         self.border_title = self.TITLE
-        self._body = Static("", classes="pane-body", markup=False)
         self.shown: RenderableType = Text("")
         self._key: tuple[object, ...] | None = None
-
-    def compose(self) -> ComposeResult:
-        yield self._body
+        self._lines: list[Strip] = []
+        self._line_cache: dict[tuple[Hashable, int], list[Strip]] = {}
 
     def on_mount(self) -> None:
         self.show()
 
     def on_resize(self) -> None:
         self.show()
+        self.after_show()  # a height change (a status line came or went) moves the end too
 
     def watch_active_pane(self, active: int) -> None:
         self.set_class(active == self.index, "-active")
+        self.call_after_refresh(self.show)  # display follows the class once styles are updated
 
     def watch_selected(self) -> None:
         self.show()
@@ -84,9 +104,9 @@ class Pane(VerticalScroll, can_focus=True, inherit_bindings=False):
         return (step.step, step.last, step.ok, self.size.width)
 
     def show(self) -> None:
-        """Render the selected step into the body (skipped when nothing it depends on changed)."""
-        if not self.is_mounted:
-            return
+        """Render the selected step into lines (skipped when nothing it depends on changed)."""
+        if not self.is_mounted or not self.display:
+            return  # a pane in a hidden tab renders when its tab is shown (watch_active_pane)
         step = self.step
         # While a big trace folds in the background the store changes many times a second; a
         # pane whose step did not change must not pay for re-rendering every time.
@@ -95,17 +115,54 @@ class Pane(VerticalScroll, can_focus=True, inherit_bindings=False):
             return
         self._key = key
         self.shown = self.render_step(step) if step is not None else Text("no events yet", style="dim")
-        self._body.update(self.shown)
+        self._render_lines()
+        self.after_show()
+
+    def after_show(self) -> None:
+        """Called after new content was laid out; panes adjust their scroll position here."""
+
+    def blocks(self) -> list[Block]:
+        """The content as blocks; a block with a key has its rendered lines cached under that key."""
+        return [Block(None, self.shown)]
+
+    def _render_lines(self) -> None:
+        width = max(1, self.scrollable_content_region.width)
+        console = self.app.console
+        options = console.options.update(width=width, min_width=width, max_width=width, height=None)
+        out: list[Strip] = []
+        for block in self.blocks():
+            key = block.key
+            cached = self._line_cache.get((key, width)) if key is not None else None
+            if cached is None:
+                lines = console.render_lines(block.renderable, options, style=self.rich_style, pad=True)
+                cached = [Strip(line, width) for line in lines]
+                if key is not None:
+                    self._line_cache[(key, width)] = cached
+                    if len(self._line_cache) > LINE_CACHE_BLOCKS:
+                        self._line_cache.pop(next(iter(self._line_cache)))
+            out.extend(
+                cached if block.style is None else [strip.apply_style(block.style) for strip in cached]
+            )
+        self._lines = out
+        self.virtual_size = Size(width, len(self._lines))
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        index = y + int(self.scroll_offset.y)
+        width = self.scrollable_content_region.width
+        if 0 <= index < len(self._lines):
+            return self._lines[index].crop_extend(0, width, self.rich_style)
+        return Strip([Segment(" " * width, self.rich_style)], width)
+
+    def render_step(self, step: StepSummary) -> RenderableType:
+        """What the pane shows for ``step``; every pane overrides this."""
+        raise NotImplementedError(f"{type(self).__name__} must implement render_step")
 
     def plain(self, width: int = 100) -> str:
         """What the pane shows now, as plain text (for tests and the e2e checks)."""
         console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
         console.print(self.shown)
         return console.export_text()
-
-    def render_step(self, step: StepSummary) -> RenderableType:
-        """What the pane shows for ``step``; every pane overrides this."""
-        raise NotImplementedError(f"{type(self).__name__} must implement render_step")
 
 
 def kv(label: str, value: object, *, style: str = "") -> Text:
@@ -122,3 +179,20 @@ def bar(used: int, total: int, width: int) -> Text:
     out = Text("█" * filled, style="bold")
     out.append("░" * (width - filled), style="dim")
     return out
+
+
+BLOCKS = " ▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: list[float], width: int) -> Text:
+    """``values`` squeezed into ``width`` cells (each cell the max of its bucket) as block characters."""
+    if not values or width <= 0:
+        return Text("")
+    buckets: list[float] = []
+    n = len(values)
+    cells = min(width, n)
+    for c in range(cells):
+        lo, hi = c * n // cells, max(c * n // cells + 1, (c + 1) * n // cells)
+        buckets.append(max(values[lo:hi]))
+    top = max(buckets) or 1.0
+    return Text("".join(BLOCKS[round(8 * v / top)] for v in buckets), style="bold")

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.widgets import Sparkline
 
-from tui.panes.base import Pane, bar, kv
+from tui.panes.base import Pane, bar, kv, sparkline
 from tui.store import BUDGET_CATEGORIES, StepSummary
 
 
@@ -15,26 +13,10 @@ class BudgetPane(Pane):
     """Max, used per category and available units; a sparkline of used units for every step."""
 
     TITLE = "Budget"
-    DEFAULT_CSS = """
-    BudgetPane > Sparkline { height: 3; margin-top: 1; }
-    """
-
-    def compose(self) -> ComposeResult:
-        yield from super().compose()
-        yield Sparkline([], id="budget-sparkline")
 
     def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
         # Run totals and the sparkline cover every step: they change whenever the store grows.
         return (*super().view_key(step), len(self.store.steps), self.store.tokens, self.store.event_count)
-
-    def show(self) -> None:
-        before = self._key
-        super().show()
-        if self.is_mounted and self._key != before:
-            series = self.store.used_series()
-            sparkline = self.query_one(Sparkline)
-            sparkline.display = any(series)
-            sparkline.data = series
 
     def render_step(self, step: StepSummary) -> RenderableType:
         store = self.store
@@ -68,7 +50,10 @@ class BudgetPane(Pane):
         lines.append(self._legend())
         return Group(*lines)
 
-    def _legend(self) -> Text:
-        if not any(s.used_units for s in self.store.steps):
-            return Text("no step of this run recorded a budget", style="dim")
-        return Text("used units per step (whole run):", style="dim")
+    def _legend(self) -> Group:
+        series = self.store.used_series()
+        if not any(series):
+            return Group(Text("no step of this run recorded a budget", style="dim"))
+        width = max(8, self.scrollable_content_region.width)
+        top = Text(f"used units per step, whole run (max {max(series):.0f}):", style="dim")
+        return Group(top, sparkline(series, width))

@@ -6,15 +6,17 @@ import json
 from typing import Any
 
 from rich.console import Group, RenderableType
+from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 
-from tui.panes.base import Pane
+from tui.panes.base import Block, Pane
 from tui.store import Exchange, StepSummary, format_action
 
 FOLD_LINES = 6
 FOLD_CHARS = 400
-SHOWN_EXCHANGES = 30
+SHOWN_EXCHANGES = 8  # the newest ones; the pane shows a screenful, older ones stay in the trace
+DIM = Style(dim=True)
 ROLE_STYLES = {"system": "magenta", "user": "cyan", "assistant": "green", "tool": "yellow"}
 
 
@@ -43,26 +45,22 @@ class ExchangesPane(Pane):
 
     TITLE = "Exchanges"
 
-    expanded: reactive[bool] = reactive(False)
+    expanded: reactive[bool] = reactive(False, repaint=False)
     """Show long payloads whole instead of folded."""
-    raw: reactive[bool] = reactive(False)
+    raw: reactive[bool] = reactive(False, repaint=False)
     """Show the exchanges' events as raw JSON."""
-    search_text: reactive[str] = reactive("")
+    search_text: reactive[str] = reactive("", repaint=False)
     """The search text to highlight."""
 
-    def show(self) -> None:
-        # The selected step's exchange is the newest one: keep the end of the log in view, also
-        # when the layout settles later (see watch_virtual_size), until the user scrolls.
-        self._stick_to_end = True
-        super().show()
-        self.call_after_refresh(self._to_end)
-
-    def _to_end(self) -> None:
+    def after_show(self) -> None:
+        # The selected step's exchange is the newest one: keep the end of the log in view, until
+        # the user scrolls up.
         if self._stick_to_end:
             self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
 
-    def watch_virtual_size(self) -> None:
-        self._to_end()
+    def watch_selected(self) -> None:
+        self._stick_to_end = True
+        super().watch_selected()
 
     def action_scroll_up(self) -> None:
         self._stick_to_end = False
@@ -73,6 +71,7 @@ class ExchangesPane(Pane):
         super().action_page_up()
 
     _stick_to_end = True
+    _blocks: list[Block] = []
 
     def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
         return (*super().view_key(step), self.expanded, self.raw, self.search_text)
@@ -114,17 +113,45 @@ class ExchangesPane(Pane):
         pos = self.store.step_pos.get(step.step, 0)
         begin, exchanges = self.store.exchanges_until(pos, SHOWN_EXCHANGES)
         omitted, receipts = self._omissions(step)
-        parts: list[RenderableType] = []
+        self._blocks = []
         if begin:
-            parts.append(Text(f"… {begin} earlier exchanges not shown", style="dim italic"))
-        if not exchanges:
-            parts.append(Text("no model exchange up to this step", style="dim"))
-        seen: set[tuple[str, str]] = set()
-        for ex in exchanges:
-            parts.append(
-                self._render_exchange(ex, ex.exchange_id in omitted, receipts.get(ex.exchange_id), seen)
+            self._blocks.append(
+                Block(None, Text(f"… {begin} earlier exchanges not shown", style="dim italic"))
             )
-        return Group(*parts)
+        if not exchanges:
+            self._blocks.append(Block(None, Text("no model exchange up to this step", style="dim")))
+        for ex in exchanges:
+            key = ex.exchange_id if ex.exchange_id in omitted else f"step:{ex.step}"
+            dim = key in omitted and ex.step != step.step
+            self._blocks.append(Block(None, self._title(ex, dim, receipts.get(key))))
+            cache_key = (
+                ex.number,
+                ex.request,
+                ex.response,
+                len(ex.tool_results),
+                self.expanded,
+                self.raw,
+                self.search_text,
+            )
+            self._blocks.append(Block(cache_key, self._render_exchange(ex), DIM if dim else None))
+        return Group(*(block.renderable for block in self._blocks))
+
+    def blocks(self) -> list[Block]:
+        return self._blocks
+
+    def _history_before(self, ex: Exchange) -> set[tuple[str, str]]:
+        """What the previous exchange already showed: the messages its request sent and its answer."""
+        if ex.number < 2:
+            return set()
+        prev = self.store.exchanges[ex.number - 2]
+        seen: set[tuple[str, str]] = set()
+        if prev.request is not None:
+            for msg in self._messages(self.store.load(prev.request).payload):
+                seen.add((str(msg.get("role")), as_text(msg.get("content", ""))))
+        if prev.response is not None:
+            p = self.store.load(prev.response).payload
+            seen.add(("assistant", as_text(p.get("text", p.get("raw_output", "")))))
+        return seen
 
     def _mark(self, text: Text) -> Text:
         if self.search_text:
@@ -143,9 +170,9 @@ class ExchangesPane(Pane):
                 line.stylize("dim")
         return out
 
-    def _render_exchange(
-        self, ex: Exchange, dim: bool, receipt: dict[str, Any] | None, seen: set[tuple[str, str]]
-    ) -> RenderableType:
+    @staticmethod
+    def _title(ex: Exchange, dim: bool, receipt: dict[str, Any] | None) -> Text:
+        """The exchange's title line; exchanges left out of the selected request say so, dimmed."""
         title = Text(f"── #{ex.number} {ex.exchange_id} · step {ex.step}", style="bold")
         if ex.tokens:
             title.append(f" · {ex.tokens} tokens", style="dim")
@@ -157,23 +184,29 @@ class ExchangesPane(Pane):
                     f" (receipt {receipt.get('receipt_id')} by {receipt.get('policy_id')})",
                     style="dim italic",
                 )
-        lines: list[RenderableType] = [title]
+        return title
+
+    def _render_exchange(self, ex: Exchange) -> RenderableType:
+        """The exchange's messages, answer, tool calls and results (undimmed; see render_step)."""
+        dim = False
+        lines: list[RenderableType] = []
         indices = [i for i in (ex.request, ex.response) if i is not None] + ex.tool_calls + ex.tool_results
         if self.raw:
             for i in sorted(indices):
                 lines.extend(self._block("event", as_text(self.store.load(i).to_dict()), "blue", dim))
             return Group(*lines)
         if ex.request is not None:
+            # Each request repeats the history: show only what is new since the previous exchange.
+            seen = self._history_before(ex)
             for msg in self._messages(self.store.load(ex.request).payload):
                 key = (str(msg.get("role")), as_text(msg.get("content", "")))
                 if key in seen:
-                    continue  # each request repeats the history: show only what is new in it
+                    continue
                 seen.add(key)
                 lines.extend(self._block(key[0], key[1], ROLE_STYLES.get(key[0], ""), dim))
         if ex.response is not None:
             p = self.store.load(ex.response).payload
             text = as_text(p.get("text", p.get("raw_output", "")))
-            seen.add(("assistant", text))  # later requests repeat it as history
             lines.extend(self._block("assistant", text, "green", dim))
             for call in p.get("tool_calls") or []:
                 lines.append(Text(f"  ⇒ {format_action(call)}", style="yellow dim" if dim else "yellow"))

@@ -78,16 +78,16 @@ class RunScreen(Screen[None]):
         Binding("escape", "back", "Runs", show=False),
     ]
 
-    selected: reactive[int] = reactive(0)
+    selected: reactive[int] = reactive(0, repaint=False)
     """Position of the selected step; pushed down to the step list, the header and every pane."""
-    revision: reactive[int] = reactive(0)
+    revision: reactive[int] = reactive(0, repaint=False)
     """Bumped after the store folded new events (at most once per refresh tick)."""
-    expanded: reactive[bool] = reactive(False)
+    expanded: reactive[bool] = reactive(False, repaint=False)
     """Exchanges pane: show long payloads whole."""
-    raw: reactive[bool] = reactive(False)
+    raw: reactive[bool] = reactive(False, repaint=False)
     """Exchanges pane: show raw event JSON."""
-    search_text: reactive[str] = reactive("")
-    active_pane: reactive[int] = reactive(0)
+    search_text: reactive[str] = reactive("", repaint=False)
+    active_pane: reactive[int] = reactive(0, repaint=False)
     """Which pane the tabs show on a small terminal."""
     """The current search text."""
 
@@ -157,7 +157,10 @@ class RunScreen(Screen[None]):
 
     def _apply_size(self) -> None:
         wide = self.size.width >= WIDE[0] and self.size.height >= WIDE[1]
-        self.set_class(wide, "-wide")
+        if wide != self.has_class("-wide"):
+            self.set_class(wide, "-wide")
+            # Panes hidden in tabs skipped rendering; now they may all be on screen.
+            self.call_after_refresh(lambda: [pane.show() for pane in self.query(Pane)])
 
     # ---- feeding the fold ----------------------------------------------------------------------
     @on(EventsAvailable)
