@@ -107,7 +107,6 @@ async def memory_latency(root: Path, samples: int, label: str) -> None:
     async with app.run_test(size=(120, 40)):
         browser = app.browser
         await wait_until(lambda: browser.revision >= 1 and browser.live, timeout=60, what="first scan")
-        await asyncio.sleep(0.2)
 
         def updated(n: int, _line: str) -> bool:
             row = browser.view.record("rec-bench") if browser.view else None
@@ -127,7 +126,6 @@ async def skills_latency(db: Path, samples: int) -> None:
         await wait_until(
             lambda: browser.revision >= 1 and browser.versions and browser.live, what="first load"
         )
-        await asyncio.sleep(0.2)
 
         def updated(_n: int, line: str) -> bool:
             version = int(line.split()[1])

@@ -5,21 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from browser_builders import build_skills_db, run_writer, wait_until
-from textual.pilot import Pilot
 
 from qitos.kit.memory.memdir_format import record_filename
 from tui.browsers import SkillsBrowser, SkillsBrowserApp, make_memory_app, make_skills_app
-from tui.browsers.memory_browser import RecordList
 from tui.browsers.memory_model import RecallStatus, RowKind
+from tui.browsers.memory_render import RecordList
 
 
 async def test_memory_browser_follows_another_process(memory_root: Path) -> None:
     """Edit, add, delete and a broken file by other processes show up live; changed rows flash."""
     app = make_memory_app(memory_root)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=(100, 30)):
         browser = app.browser
         await wait_until(lambda: browser.revision >= 1 and browser.live, what="first scan and watcher")
-        await pilot.pause(0.1)  # let the watcher arm before the first write
 
         def content(record_id: str) -> str | None:
             row = browser.view.record(record_id) if browser.view else None
@@ -44,10 +42,14 @@ async def test_memory_browser_follows_another_process(memory_root: Path) -> None
         assert "1 removed (rec-003)" in browser.last_change
 
         (memory_root / "records" / record_filename("bad-2")).write_text("---\nrole: x\n", encoding="utf-8")
-        await wait_until(lambda: browser.view.rejected == 3, what="the new rejected file")  # type: ignore[union-attr]
-        assert any(
-            r.kind is RowKind.REJECTED and "unterminated front matter" in r.reason for r in browser.rows
+        # write_text truncates first: the watcher may see the empty file before the final bytes.
+        await wait_until(
+            lambda: any(
+                r.kind is RowKind.REJECTED and "unterminated front matter" in r.reason for r in browser.rows
+            ),
+            what="the new rejected file",
         )
+        assert browser.view.rejected == 3  # type: ignore[union-attr]
         await wait_until(lambda: not browser.flashing(), timeout=3, what="the highlight to fade")
 
 
@@ -64,12 +66,11 @@ async def test_recall_marks_follow_the_disk(memory_root: Path) -> None:
             }
         ],
     }
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=(100, 30)):
         browser = app.browser
         await wait_until(lambda: browser.revision >= 1 and browser.live, what="first scan and watcher")
         browser.show_recall(3, [recall])
         assert browser.marks["rec-004"].status is RecallStatus.UNCHANGED
-        await pilot.pause(0.1)
         run_writer("edit", memory_root, "rec-004", "Fixed add(); the linter still complains.")
         await wait_until(lambda: browser.marks["rec-004"].status is RecallStatus.CHANGED, what="changed mark")
         run_writer("unlink", memory_root, "rec-004")
@@ -77,19 +78,18 @@ async def test_recall_marks_follow_the_disk(memory_root: Path) -> None:
         assert any(r.kind is RowKind.GONE and r.record_id == "rec-004" for r in browser.rows)
 
 
-async def live_skills(app: SkillsBrowserApp, pilot: Pilot[int]) -> SkillsBrowser:
-    """The app's browser once loaded and watching (the watcher given a moment to arm)."""
+async def live_skills(app: SkillsBrowserApp) -> SkillsBrowser:
+    """The app's browser once watching and loaded (the first load happens once the watches exist)."""
     browser = app.browser
     await wait_until(lambda: browser.revision >= 1 and browser.versions and browser.live, what="first load")
-    await pilot.pause(0.1)
     return browser
 
 
 async def test_skills_browser_follows_a_publishing_process(skills_db: Path) -> None:
     """Versions and skills published by another process appear without a restart."""
     app = make_skills_app(skills_db)
-    async with app.run_test(size=(120, 32)) as pilot:
-        browser = await live_skills(app, pilot)
+    async with app.run_test(size=(120, 32)):
+        browser = await live_skills(app)
         assert (
             run_writer(
                 "publish", skills_db, "demo", "fix-failing-check", "def fix(repo):\n    return 4\n"
@@ -110,8 +110,8 @@ async def test_skills_browser_reports_a_removed_database_and_follows_its_replace
     """The database removed while browsing: a clear message; a new one at the same path: browsed again."""
     db = build_skills_db(tmp_path / "skills.db")
     app = make_skills_app(db)
-    async with app.run_test(size=(120, 32)) as pilot:
-        browser = await live_skills(app, pilot)
+    async with app.run_test(size=(120, 32)):
+        browser = await live_skills(app)
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
         await wait_until(lambda: browser.error is not None, what="the removal")

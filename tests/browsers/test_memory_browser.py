@@ -10,8 +10,8 @@ from browser_builders import build_many_records, key_latency, run_writer, wait_u
 from qitos.kit.memory.memdir_format import record_filename
 from tui.browsers import make_memory_app
 from tui.browsers.dialogs import DeleteRecordDialog
-from tui.browsers.memory_browser import RecordList
 from tui.browsers.memory_model import RecallStatus, RowKind
+from tui.browsers.memory_render import RecordList
 
 
 async def _loaded(app, pilot) -> None:  # type: ignore[no-untyped-def]

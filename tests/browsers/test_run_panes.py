@@ -13,6 +13,7 @@ from qitos.demo import TASK, build_agent
 from tui.app import make_app
 from tui.browsers.memory_model import RecallStatus
 from tui.browsers.panes import MemoryBrowserPane, SkillsBrowserPane, memory_pane, skills_pane
+from tui.browsers.virtual_list import VirtualList
 from tui.headless import run_headless
 
 
@@ -49,13 +50,19 @@ async def test_memory_and_skills_panes_follow_the_selected_step(
     monkeypatch.setattr(run_screen, "PANES", tuple(panes))
     app = make_app(replay=demo_dirs / "runs" / "demo")
     async with app.run_test(size=(160, 48)) as pilot:
+        # Panes may mount lazily (after the first frame): wait for them.
+        await wait_until(lambda: app.screen.query(MemoryBrowserPane) and app.screen.query(SkillsBrowserPane))
         memory = app.screen.query_one(MemoryBrowserPane)
         skills = app.screen.query_one(SkillsBrowserPane)
         await wait_until(
             lambda: memory.browser.revision >= 1 and skills.browser.revision >= 1, what="the browsers"
         )
-        assert memory.browser.size.height > 8 and skills.browser.size.height > 8  # they fill their cells
+        # They fill their grid cells (the Pane base is a scroll container: 1fr must still resolve).
+        await wait_until(
+            lambda: memory.browser.size.height > 8 and skills.browser.size.height > 8, what="layout"
+        )
         assert skills.browser.published == {("fix-failing-check", 1), ("fix-failing-check", 2)}
+        assert not isinstance(app.focused, VirtualList)  # embedded browsers leave the screen's focus alone
         recall_steps = []
         for _ in range(len(app.screen.store.steps)):
             if memory.browser.marks:

@@ -11,7 +11,7 @@ from qitos.kit.tool.library.base import ToolArtifact
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 from tui.browsers import make_skills_app
 from tui.browsers.dialogs import NamespaceDialog
-from tui.browsers.skills_browser import SkillList, VersionList
+from tui.browsers.skills_render import SkillList, VersionList
 
 
 async def _loaded(app, pilot) -> None:  # type: ignore[no-untyped-def]

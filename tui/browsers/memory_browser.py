@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rich.console import Console, Group, RenderableType
-from rich.table import Table
+from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -29,7 +27,6 @@ from tui.browsers.memory_model import (
     MemoryRow,
     MemoryView,
     RecallMark,
-    RecallStatus,
     RowKind,
     build_view,
     changed_keys,
@@ -39,74 +36,20 @@ from tui.browsers.memory_model import (
     read_local_changes,
     recall_marks,
 )
+from tui.browsers.memory_render import (
+    COMPACT_WIDTH,
+    RecordList,
+    columns_heading,
+    describe_change,
+    detail,
+    recall_counts,
+)
 from tui.browsers.messages import MemoryDeleted, MemoryPatched, MemoryScanned, WatchStopped
+from tui.browsers.plain import plain_text
 from tui.browsers.virtual_list import VirtualList
 from tui.browsers.watch import memory_filter, watch
 
 FLASH_SECONDS = 1.5  # how long a changed row stays highlighted
-COMPACT_WIDTH = 72  # below this many cells the list leaves out the created column
-MARKS = {
-    RecallStatus.UNCHANGED: ("●", "green"),
-    RecallStatus.CHANGED: ("◆", "yellow"),
-    RecallStatus.GONE: ("✗", "red"),
-}
-
-
-class RecordList(VirtualList):
-    """The record rows of a MemoryBrowser: mark, role, step, created, size, first line."""
-
-    def __init__(self, browser: MemoryBrowser, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.browser = browser
-
-    def row_text(self, index: int, width: int) -> Text:
-        row = self.browser.rows[index]
-        mark = self.browser.marks.get(row.record_id) if row.kind is not RowKind.REJECTED else None
-        text = Text()
-        if mark is not None:
-            glyph, colour = MARKS[mark.status]
-            text.append(glyph, style=colour)
-        else:
-            text.append(" ")
-        text.append("G" if row.scope == "global" else " ", style="dim")
-        if row.kind is RowKind.REJECTED:
-            text.append(f" {'rejected':<9} {row.path}: {row.reason}")
-            return text
-        step = "" if row.step_id is None else str(row.step_id)
-        size = "gone" if row.kind is RowKind.GONE else _size(row.size)
-        if width < COMPACT_WIDTH:  # narrow panes: the first line matters more than the date
-            text.append(f" {row.role[:9]:<9} {step:>5} {size:>6} ")
-        else:
-            created = row.created[:19].replace("T", " ")
-            text.append(f" {row.role[:9]:<9} {step:>5} {created:<19} {size:>6} ")
-        text.append(row.summary)
-        return text
-
-    def row_classes(self, index: int) -> tuple[str, ...]:
-        row = self.browser.rows[index]
-        if row.kind is RowKind.REJECTED:
-            return ("error",)
-        if row.key in self.browser.flashing():
-            return ("flash",)
-        if row.kind is RowKind.GONE or row.scope == "global":
-            return ("dim",)
-        return ()
-
-
-def _columns(wide: bool) -> Text:
-    """The column heading over the record list (matching RecordList.row_text)."""
-    if wide:
-        return Text("   role       step created               size text")
-    return Text("   role       step   size text")
-
-
-def _size(size: int) -> str:
-    """A byte count in at most six cells."""
-    if size < 10_000:
-        return f"{size}B"
-    if size < 10_000_000:
-        return f"{size // 1024}K"
-    return f"{size // (1024 * 1024)}M"
 
 
 class MemoryBrowser(Vertical):
@@ -140,9 +83,12 @@ class MemoryBrowser(Vertical):
         *,
         global_dir: str | Path | None = None,
         watch_files: bool = True,
+        autofocus: bool = True,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
+        #: Take the focus when mounted (standalone apps); an embedding screen keeps its own focus.
+        self.autofocus = autofocus
         self.memory_dir = Path(memory_dir)
         self.global_dir = Path(global_dir) if global_dir is not None else None
         self.watch_files = watch_files
@@ -171,13 +117,14 @@ class MemoryBrowser(Vertical):
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: words in id, role, step, text (f)", id="memory-filter", compact=True)
         yield Static("", id="memory-summary")
-        yield Static(_columns(wide=True), id="memory-columns", markup=False)
+        yield Static(columns_heading(wide=True), id="memory-columns", markup=False)
         yield RecordList(self, id="memory-records")
         with VerticalScroll(id="memory-detail"):
             yield Static("", id="memory-detail-body", markup=False)
 
     def on_mount(self) -> None:
-        self.query_one(RecordList).focus()
+        if self.autofocus:
+            self.query_one(RecordList).focus()
         try:
             self.memory = MemdirMemory(
                 str(self.memory_dir),
@@ -187,13 +134,14 @@ class MemoryBrowser(Vertical):
             # Never created: the browser only reads what exists (MemdirMemory's create=False default).
             self._fail(f"cannot open memory: {exc}")
             return
-        self.rescan()
         if self.watch_files:
-            self._watch()
+            self._watch()  # takes the first reading once its watches exist
+        else:
+            self.rescan()
 
     def on_resize(self) -> None:
         listing = self.query_one(RecordList)
-        self.query_one("#memory-columns", Static).update(_columns(listing.size.width >= COMPACT_WIDTH))
+        self.query_one("#memory-columns", Static).update(columns_heading(listing.size.width >= COMPACT_WIDTH))
 
     def on_unmount(self) -> None:
         self._stop.set()  # lets the Rust watcher return within one step
@@ -249,10 +197,8 @@ class MemoryBrowser(Vertical):
     @work(exclusive=True, group="memory-watch", exit_on_error=False, description="watch memory files")
     async def _watch(self) -> None:
         roots = [p for p in (self.memory_dir, self.global_dir) if p is not None]
-        self.live = True
-        self._update_summary()
         try:
-            async for changes in watch(roots, memory_filter, self._stop):
+            async for changes in watch(roots, memory_filter, self._stop, self._armed):
                 # The fast path first, alone; its handler then asks for the confirming full scan.
                 self._patch(sorted({path for _, path in changes}), time.perf_counter())
         except (OSError, RuntimeError) as exc:
@@ -260,6 +206,11 @@ class MemoryBrowser(Vertical):
             return
         if not self._stop.is_set():
             self.post_message(WatchStopped("watching stopped"))
+
+    def _armed(self) -> None:
+        """The watches exist: read the disk now (nothing changed after this can be missed)."""
+        self.live = True
+        self.rescan()
 
     @work(thread=True, group="memory-patch", exit_on_error=False, description="re-read changed records")
     def _patch(self, paths: list[str], requested_at: float) -> None:
@@ -315,7 +266,7 @@ class MemoryBrowser(Vertical):
         for key in changed:
             self._flash[key] = until
         if changed or removed:
-            self.last_change = _describe_change(changed, removed)
+            self.last_change = describe_change(changed, removed)
             self.set_timer(FLASH_SECONDS + 0.05, self._expire_flash)
         self.view = view
         self.revision += 1
@@ -399,7 +350,7 @@ class MemoryBrowser(Vertical):
             if self.filter_text.strip():
                 text.append(f" · {len(self.rows)} shown")
             if self.recall_step is not None:
-                text.append(f" · step {self.recall_step}: {_recall_counts(self.marks)}")
+                text.append(f" · step {self.recall_step}: {recall_counts(self.marks)}")
             text.append(" · live" if self.live else "", style="green")
             if self.last_change:
                 text.append(f" · {self.last_change}", style="yellow")
@@ -407,50 +358,16 @@ class MemoryBrowser(Vertical):
 
     def _show_detail(self) -> None:
         row = self.selected_row
-        self.detail = Text(self.error or "no records", style="dim") if row is None else self._detail(row)
+        self.detail = (
+            Text(self.error or "no records", style="dim")
+            if row is None
+            else detail(row, self.marks.get(row.record_id), self.recall_step)
+        )
         self.query_one("#memory-detail-body", Static).update(self.detail)
 
     def detail_text(self, width: int = 100) -> str:
         """What the detail view shows now, as plain text (for tests and scripts)."""
-        console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
-        console.print(self.detail)
-        return console.export_text()
-
-    def _detail(self, row: MemoryRow) -> RenderableType:
-        """The full text of a row with its facts; a recalled record beside its recalled content."""
-        if row.kind is RowKind.REJECTED:
-            return Group(
-                Text(f"rejected file {row.path} ({row.scope})", style="bold red"),
-                Text(f"reason: {row.reason}"),
-                Text("Never recalled and never deleted by the browser: fix or remove it by hand.", "dim"),
-            )
-        head = Text()
-        head.append(row.record_id, style="bold")
-        if row.kind is RowKind.GONE:
-            head.append(f"  {row.role} · gone from disk", style="red")
-        else:
-            head.append(f"  {row.role} · step {row.step_id} · {row.created} · {row.size} bytes", style="dim")
-            head.append(f"\n{row.path}", style="dim")
-            if row.scope == "global":
-                head.append("  global memory: read-only here", style="yellow")
-        if row.metadata:
-            head.append(f"\nmetadata {row.metadata}", style="dim")
-        mark = self.marks.get(row.record_id)
-        if mark is None:
-            return Group(head, Text(""), Text(row.content))
-        step = self.recall_step
-        if mark.status is RecallStatus.UNCHANGED:
-            note = Text(f"recalled at step {step}; unchanged on disk since", style="green")
-            return Group(head, note, Text(""), Text(row.content))
-        if mark.status is RecallStatus.GONE:
-            note = Text(f"recalled at step {step}; deleted from disk since. Recalled content:", style="red")
-            return Group(head, note, Text(""), Text(mark.recalled))
-        table = Table(expand=True, box=None, padding=(0, 1), show_edge=False)
-        table.add_column(f"recalled at step {step}", ratio=1, style="yellow")
-        table.add_column("on disk now", ratio=1)
-        table.add_row(Text(mark.recalled), Text(mark.current or ""))
-        note = Text(f"recalled at step {step}; changed on disk since", style="yellow")
-        return Group(head, note, Text(""), table)
+        return plain_text(self.detail, width)
 
     # ---- actions ------------------------------------------------------------------------------
     def action_filter(self) -> None:
@@ -497,23 +414,3 @@ class MemoryBrowser(Vertical):
         self.view = MemoryView()
         self._rebuild()
         self.notify(message, severity="error", timeout=10)
-
-
-def _recall_counts(marks: Mapping[str, RecallMark]) -> str:
-    """'3 recalled: 1 changed, 1 gone' for the summary line."""
-    if not marks:
-        return "nothing recalled"
-    changed = sum(1 for m in marks.values() if m.status is RecallStatus.CHANGED)
-    gone = sum(1 for m in marks.values() if m.status is RecallStatus.GONE)
-    return f"{len(marks)} recalled ({changed} changed, {gone} gone since)"
-
-
-def _describe_change(changed: set[str], removed: list[MemoryRow]) -> str:
-    """'1 new/changed, 1 removed (id)' for the summary line."""
-    parts = []
-    if changed:
-        parts.append(f"{len(changed)} new/changed")
-    if removed:
-        names = ", ".join(row.record_id for row in removed[:2])
-        parts.append(f"{len(removed)} removed ({names}{'…' if len(removed) > 2 else ''})")
-    return ", ".join(parts)

@@ -1,7 +1,7 @@
 """Run-screen panes that embed the live browsers, ready to take the place of the event-only panes.
 
 ``memory_pane(memory_dir)`` and ``skills_pane(db_path)`` return Pane classes with the paths bound, so
-the run screen keeps building every pane as ``pane_cls(store, id=...)``. On every step change (and
+the run screen keeps building every pane as ``pane_cls(store, **options)``. On every step change (and
 fold) the pane feeds its browser the selected step's ``memory_recall`` payloads, or the run's
 ``skill_publish`` payloads; the browser itself shows the stores as they are on disk now.
 """
@@ -15,7 +15,8 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 
-from tui.browsers.memory_browser import MemoryBrowser, RecordList
+from tui.browsers.memory_browser import MemoryBrowser
+from tui.browsers.memory_render import RecordList
 from tui.browsers.run_events import publishes, recalls_at
 from tui.browsers.skills_browser import SkillList, SkillsBrowser
 from tui.panes.base import Pane
@@ -24,12 +25,21 @@ from tui.store import RunStore, StepSummary
 __all__ = ["MemoryBrowserPane", "SkillsBrowserPane", "memory_pane", "skills_pane"]
 
 EMBED_CSS = """
-{name} {{ overflow-y: hidden; padding: 0; }}
+{name} {{ overflow: hidden hidden; padding: 0; layout: vertical; }}
 {name} > {child} {{ height: 1fr; }}
 """
 
 
-class MemoryBrowserPane(Pane):
+class _EmbeddingPane(Pane):
+    """A Pane that holds a widget instead of rendering lines (the run screen's CSS and queries still apply)."""
+
+    @property
+    def is_container(self) -> bool:
+        """Children are laid out by the compositor (a line-API pane has none)."""
+        return True
+
+
+class MemoryBrowserPane(_EmbeddingPane):
     """Memory: the records on disk now, the selected step's recalls marked (changed or gone since)."""
 
     TITLE = "Memory"
@@ -37,13 +47,14 @@ class MemoryBrowserPane(Pane):
     MEMORY_DIR: ClassVar[Path | None] = None
     GLOBAL_DIR: ClassVar[Path | None] = None
 
-    def __init__(self, store: RunStore, *, id: str | None = None) -> None:
-        super().__init__(store, id=id)
+    def __init__(self, store: RunStore, **options: Any) -> None:
+        # Options (id, index, ...) are the Pane base's: passed through untouched.
+        super().__init__(store, **options)
         if self.MEMORY_DIR is None:
             raise TypeError(
                 "use memory_pane(memory_dir) to get a MemoryBrowserPane class with its root bound"
             )
-        self.browser = MemoryBrowser(self.MEMORY_DIR, global_dir=self.GLOBAL_DIR)
+        self.browser = MemoryBrowser(self.MEMORY_DIR, global_dir=self.GLOBAL_DIR, autofocus=False)
         self._fed: tuple[int | None, list[dict[str, Any]]] | None = None
 
     def compose(self) -> ComposeResult:
@@ -75,7 +86,7 @@ class MemoryBrowserPane(Pane):
         return self._summary()
 
 
-class SkillsBrowserPane(Pane):
+class SkillsBrowserPane(_EmbeddingPane):
     """Skills: the library on disk now, with the versions the run published starred."""
 
     TITLE = "Skills"
@@ -83,13 +94,13 @@ class SkillsBrowserPane(Pane):
     DB_PATH: ClassVar[Path | None] = None
     NAMESPACE: ClassVar[str | None] = None
 
-    def __init__(self, store: RunStore, *, id: str | None = None) -> None:
-        super().__init__(store, id=id)
+    def __init__(self, store: RunStore, **options: Any) -> None:
+        super().__init__(store, **options)
         if self.DB_PATH is None:
             raise TypeError(
                 "use skills_pane(db_path) to get a SkillsBrowserPane class with its database bound"
             )
-        self.browser = SkillsBrowser(self.DB_PATH, namespace=self.NAMESPACE)
+        self.browser = SkillsBrowser(self.DB_PATH, namespace=self.NAMESPACE, autofocus=False)
         self._fed: list[dict[str, Any]] | None = None
 
     def compose(self) -> ComposeResult:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import threading
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rich.console import Console, RenderableType
-from rich.syntax import Syntax
+from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -26,6 +24,7 @@ from qitos.kit.tool.library.errors import ToolLibraryError
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 from tui.browsers.dialogs import NamespaceDialog
 from tui.browsers.messages import SearchFinished, SkillsLoaded, WatchStopped
+from tui.browsers.plain import plain_text
 from tui.browsers.skills_model import (
     SkillsOpenError,
     diff_text,
@@ -34,54 +33,11 @@ from tui.browsers.skills_model import (
     published_marks,
     resolve_namespace,
 )
+from tui.browsers.skills_render import SkillList, VersionList, count, source_view
 from tui.browsers.virtual_list import VirtualList
 from tui.browsers.watch import sqlite_filter, watch
 
 NARROW_WIDTH = 70  # below this many cells the lists and the source are stacked
-
-
-class SkillList(VirtualList):
-    """One row per skill: published-in-run mark, name, latest version, active or deprecated, tags."""
-
-    def __init__(self, browser: SkillsBrowser, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.browser = browser
-
-    def row_text(self, index: int, width: int) -> Text:
-        skill = self.browser.shown[index]
-        name = skill["name"]
-        text = Text()
-        text.append("★" if any(n == name for n, _ in self.browser.published) else " ", style="green")
-        text.append(f" {name} ", style="bold")
-        text.append(f"v{skill['latest_version']} ")
-        text.append(
-            "active" if skill["active"] else "deprecated", style="green" if skill["active"] else "red"
-        )
-        if skill["tags"]:
-            text.append(" " + " ".join(f"#{t}" for t in skill["tags"]), style="dim")
-        return text
-
-    def row_classes(self, index: int) -> tuple[str, ...]:
-        return () if self.browser.shown[index]["active"] else ("dim",)
-
-
-class VersionList(VirtualList):
-    """One row per version of the selected skill, newest first; ★ published in the run, ◆ diff base."""
-
-    def __init__(self, browser: SkillsBrowser, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.browser = browser
-
-    def row_text(self, index: int, width: int) -> Text:
-        artifact = self.browser.versions[index]
-        published = (artifact.name, artifact.version) in self.browser.published
-        text = Text()
-        text.append("★" if published else " ", style="green")
-        text.append("◆" if artifact.version == self.browser.base_version else " ", style="yellow")
-        text.append(f" v{artifact.version:<3} ", style="bold")
-        text.append(artifact.updated_at[:19].replace("T", " ") + " ", style="dim")
-        text.append(artifact.description)
-        return text
 
 
 class SkillsBrowser(Vertical):
@@ -120,9 +76,12 @@ class SkillsBrowser(Vertical):
         *,
         namespace: str | None = None,
         watch_files: bool = True,
+        autofocus: bool = True,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
+        #: Take the focus when mounted (standalone apps); an embedding screen keeps its own focus.
+        self.autofocus = autofocus
         self.db_path = Path(db_path)
         self.namespace = namespace
         self.watch_files = watch_files
@@ -198,10 +157,12 @@ class SkillsBrowser(Vertical):
             self._fail(str(exc))
             return
         self.namespace = namespace
-        self.query_one(SkillList).focus()
-        self.reload()
+        if self.autofocus:
+            self.query_one(SkillList).focus()
         if self.watch_files:
-            self._watch()
+            self._watch()  # takes the first reading once its watches exist
+        else:
+            self.reload()
 
     # ---- public API ---------------------------------------------------------------------------
     def reload(self) -> None:
@@ -295,16 +256,21 @@ class SkillsBrowser(Vertical):
 
     @work(exclusive=True, group="skills-watch", exit_on_error=False, description="watch the skill database")
     async def _watch(self) -> None:
-        self.live = True
-        self._update_summary()
         try:
-            async for _changes in watch([self.db_path.parent], sqlite_filter(self.db_path), self._stop):
+            async for _changes in watch(
+                [self.db_path.parent], sqlite_filter(self.db_path), self._stop, self._armed
+            ):
                 self._load(self._selected_name, time.perf_counter())
         except (OSError, RuntimeError) as exc:
             self.post_message(WatchStopped(f"watching stopped: {exc}"))
             return
         if not self._stop.is_set():
             self.post_message(WatchStopped("watching stopped"))
+
+    def _armed(self) -> None:
+        """The watches exist: read the database now (nothing written after this can be missed)."""
+        self.live = True
+        self.reload()
 
     # ---- results ------------------------------------------------------------------------------
     @on(SkillsLoaded)
@@ -316,6 +282,7 @@ class SkillsBrowser(Vertical):
         self._show_skills()
         selected = self.selected_skill
         if selected is not None and selected["name"] in message.versions:
+            self._selected_name = selected["name"]
             self._set_versions(message.versions[selected["name"]])
         elif selected is not None:
             self._load(selected["name"], time.perf_counter())
@@ -380,10 +347,11 @@ class SkillsBrowser(Vertical):
         name = skill["name"] if skill is not None else None
         if name != self._selected_name:
             self._selected_name = name
-            self.versions = []
-            self.query_one(VersionList).set_count(0, 0)
-            if name is not None:
-                self._load(name, time.perf_counter())
+            if not (self.versions and self.versions[0].name == name):  # not already loaded with the list
+                self.versions = []
+                self.query_one(VersionList).set_count(0, 0)
+                if name is not None:
+                    self._load(name, time.perf_counter())
         self._show_code()
 
     @on(VirtualList.Moved, "#skills-versions")
@@ -418,7 +386,7 @@ class SkillsBrowser(Vertical):
         else:
             active = sum(1 for s in self.skills if s["active"])
             text.append(f"namespace {self.namespace}", style="bold")
-            text.append(f" · {_count(len(self.skills), 'skill')}, {active} active")
+            text.append(f" · {count(len(self.skills), 'skill')}, {active} active")
             if self.search_names is not None:
                 text.append(f" · {len(self.shown)} match {self.search_query.strip()!r}")
             if self.published:
@@ -449,7 +417,7 @@ class SkillsBrowser(Vertical):
         language = guess_language(artifact)
         state = "active" if artifact.active else "deprecated"
         title.update(f"  {artifact.name} v{artifact.version} · {language} · {state}")
-        body(self._source(artifact, language))
+        body(source_view(artifact, language))
 
     def _set_code(self, renderable: RenderableType) -> None:
         self.code = renderable
@@ -457,9 +425,7 @@ class SkillsBrowser(Vertical):
 
     def code_text(self, width: int = 100) -> str:
         """What the right side shows now, as plain text (for tests and scripts)."""
-        console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
-        console.print(self.code)
-        return console.export_text()
+        return plain_text(self.code, width)
 
     def _diff_base(self, artifact: ToolArtifact) -> ToolArtifact | None:
         """The marked base version, else the version just before ``artifact``."""
@@ -470,17 +436,6 @@ class SkillsBrowser(Vertical):
             if wanted is None and other.version < artifact.version:
                 return other  # versions are newest first: the first older one is the previous
         return None
-
-    @staticmethod
-    def _source(artifact: ToolArtifact, language: str) -> RenderableType:
-        return Syntax(
-            artifact.source,
-            language,
-            line_numbers=True,
-            word_wrap=True,
-            background_color="default",
-            theme="ansi_dark",
-        )
 
     # ---- actions ------------------------------------------------------------------------------
     def action_toggle_diff(self) -> None:
@@ -510,8 +465,3 @@ class SkillsBrowser(Vertical):
         self._update_summary()
         self._set_code(Text(message, style="bold red"))
         self.notify(message, severity="error", timeout=10)
-
-
-def _count(n: int, noun: str) -> str:
-    """'1 skill', '3 skills'."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -36,14 +36,36 @@ async def watch(
     paths: Iterable[Path],
     watch_filter: Callable[[Change, str], bool],
     stop: asyncio.Event,
+    on_armed: Callable[[], None] | None = None,
 ) -> AsyncIterator[set[tuple[Change, str]]]:
-    """Yield batches of changes under ``paths`` until ``stop`` is set."""
-    async for changes in awatch(
+    """Yield batches of changes under ``paths`` until ``stop`` is set.
+
+    ``on_armed`` is called once the OS watches exist: a read made from then on cannot miss a
+    change, so the browsers take their first reading there, not before.
+    """
+    changes = awatch(
         *paths,
         watch_filter=watch_filter,
         debounce=DEBOUNCE_MS,
         step=STEP_MS,
         stop_event=stop,
         rust_timeout=RUST_TIMEOUT_MS,
-    ):
-        yield changes
+    )
+    pending = asyncio.ensure_future(anext(changes))
+    # awatch creates its watches synchronously in its first step, before its first await; a few
+    # turns of the loop let that step run (if it failed, awaiting `pending` raises it below).
+    for _ in range(3):
+        await asyncio.sleep(0)
+    if on_armed is not None:
+        on_armed()
+    try:
+        while True:
+            try:
+                batch = await pending
+            except StopAsyncIteration:
+                return
+            yield batch
+            pending = asyncio.ensure_future(anext(changes))
+    finally:
+        pending.cancel()
+        stop.set()

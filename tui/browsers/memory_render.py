@@ -1,0 +1,135 @@
+"""How the memory browser draws: the record list's rows, the column heading, the detail view."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from tui.browsers.memory_model import MemoryRow, RecallMark, RecallStatus, RowKind
+from tui.browsers.virtual_list import VirtualList
+
+if TYPE_CHECKING:
+    from tui.browsers.memory_browser import MemoryBrowser
+
+COMPACT_WIDTH = 72  # below this many cells the list leaves out the created column
+MARKS = {
+    RecallStatus.UNCHANGED: ("●", "green"),
+    RecallStatus.CHANGED: ("◆", "yellow"),
+    RecallStatus.GONE: ("✗", "red"),
+}
+
+
+class RecordList(VirtualList):
+    """The record rows of a MemoryBrowser: mark, role, step, created, size, first line."""
+
+    def __init__(self, browser: MemoryBrowser, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.browser = browser
+
+    def row_text(self, index: int, width: int) -> Text:
+        row = self.browser.rows[index]
+        mark = self.browser.marks.get(row.record_id) if row.kind is not RowKind.REJECTED else None
+        text = Text()
+        if mark is not None:
+            glyph, colour = MARKS[mark.status]
+            text.append(glyph, style=colour)
+        else:
+            text.append(" ")
+        text.append("G" if row.scope == "global" else " ", style="dim")
+        if row.kind is RowKind.REJECTED:
+            text.append(f" {'rejected':<9} {row.path}: {row.reason}")
+            return text
+        step = "" if row.step_id is None else str(row.step_id)
+        size = "gone" if row.kind is RowKind.GONE else short_size(row.size)
+        if width < COMPACT_WIDTH:  # narrow panes: the first line matters more than the date
+            text.append(f" {row.role[:9]:<9} {step:>5} {size:>6} ")
+        else:
+            created = row.created[:19].replace("T", " ")
+            text.append(f" {row.role[:9]:<9} {step:>5} {created:<19} {size:>6} ")
+        text.append(row.summary)
+        return text
+
+    def row_classes(self, index: int) -> tuple[str, ...]:
+        row = self.browser.rows[index]
+        if row.kind is RowKind.REJECTED:
+            return ("error",)
+        if row.key in self.browser.flashing():
+            return ("flash",)
+        if row.kind is RowKind.GONE or row.scope == "global":
+            return ("dim",)
+        return ()
+
+
+def columns_heading(wide: bool) -> Text:
+    """The column heading over the record list (matching RecordList.row_text)."""
+    if wide:
+        return Text("   role       step created               size text")
+    return Text("   role       step   size text")
+
+
+def short_size(size: int) -> str:
+    """A byte count in at most six cells."""
+    if size < 10_000:
+        return f"{size}B"
+    if size < 10_000_000:
+        return f"{size // 1024}K"
+    return f"{size // (1024 * 1024)}M"
+
+
+def detail(row: MemoryRow, mark: RecallMark | None, step: int | None) -> RenderableType:
+    """The full text of a row with its facts; a recalled record beside its recalled content."""
+    if row.kind is RowKind.REJECTED:
+        return Group(
+            Text(f"rejected file {row.path} ({row.scope})", style="bold red"),
+            Text(f"reason: {row.reason}"),
+            Text("Never recalled and never deleted by the browser: fix or remove it by hand.", "dim"),
+        )
+    head = Text()
+    head.append(row.record_id, style="bold")
+    if row.kind is RowKind.GONE:
+        head.append(f"  {row.role} · gone from disk", style="red")
+    else:
+        head.append(f"  {row.role} · step {row.step_id} · {row.created} · {row.size} bytes", style="dim")
+        head.append(f"\n{row.path}", style="dim")
+        if row.scope == "global":
+            head.append("  global memory: read-only here", style="yellow")
+    if row.metadata:
+        head.append(f"\nmetadata {row.metadata}", style="dim")
+    if mark is None:
+        return Group(head, Text(""), Text(row.content))
+    if mark.status is RecallStatus.UNCHANGED:
+        note = Text(f"recalled at step {step}; unchanged on disk since", style="green")
+        return Group(head, note, Text(""), Text(row.content))
+    if mark.status is RecallStatus.GONE:
+        note = Text(f"recalled at step {step}; deleted from disk since. Recalled content:", style="red")
+        return Group(head, note, Text(""), Text(mark.recalled))
+    table = Table(expand=True, box=None, padding=(0, 1), show_edge=False)
+    table.add_column(f"recalled at step {step}", ratio=1, style="yellow")
+    table.add_column("on disk now", ratio=1)
+    table.add_row(Text(mark.recalled), Text(mark.current or ""))
+    note = Text(f"recalled at step {step}; changed on disk since", style="yellow")
+    return Group(head, note, Text(""), table)
+
+
+def recall_counts(marks: Mapping[str, RecallMark]) -> str:
+    """'3 recalled: 1 changed, 1 gone' for the summary line."""
+    if not marks:
+        return "nothing recalled"
+    changed = sum(1 for m in marks.values() if m.status is RecallStatus.CHANGED)
+    gone = sum(1 for m in marks.values() if m.status is RecallStatus.GONE)
+    return f"{len(marks)} recalled ({changed} changed, {gone} gone since)"
+
+
+def describe_change(changed: set[str], removed: list[MemoryRow]) -> str:
+    """'1 new/changed, 1 removed (id)' for the summary line."""
+    parts = []
+    if changed:
+        parts.append(f"{len(changed)} new/changed")
+    if removed:
+        names = ", ".join(row.record_id for row in removed[:2])
+        parts.append(f"{len(removed)} removed ({names}{'…' if len(removed) > 2 else ''})")
+    return ", ".join(parts)

@@ -1,0 +1,76 @@
+"""How the skills browser draws: the skill and version lists and a version's highlighted source."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+
+from qitos.kit.tool.library.base import ToolArtifact
+from tui.browsers.virtual_list import VirtualList
+
+if TYPE_CHECKING:
+    from tui.browsers.skills_browser import SkillsBrowser
+
+
+class SkillList(VirtualList):
+    """One row per skill: published-in-run mark, name, latest version, active or deprecated, tags."""
+
+    def __init__(self, browser: SkillsBrowser, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.browser = browser
+
+    def row_text(self, index: int, width: int) -> Text:
+        skill = self.browser.shown[index]
+        name = skill["name"]
+        text = Text()
+        text.append("★" if any(n == name for n, _ in self.browser.published) else " ", style="green")
+        text.append(f" {name} ", style="bold")
+        text.append(f"v{skill['latest_version']} ")
+        text.append(
+            "active" if skill["active"] else "deprecated", style="green" if skill["active"] else "red"
+        )
+        if skill["tags"]:
+            text.append(" " + " ".join(f"#{t}" for t in skill["tags"]), style="dim")
+        return text
+
+    def row_classes(self, index: int) -> tuple[str, ...]:
+        return () if self.browser.shown[index]["active"] else ("dim",)
+
+
+class VersionList(VirtualList):
+    """One row per version of the selected skill, newest first; ★ published in the run, ◆ diff base."""
+
+    def __init__(self, browser: SkillsBrowser, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.browser = browser
+
+    def row_text(self, index: int, width: int) -> Text:
+        artifact = self.browser.versions[index]
+        published = (artifact.name, artifact.version) in self.browser.published
+        text = Text()
+        text.append("★" if published else " ", style="green")
+        text.append("◆" if artifact.version == self.browser.base_version else " ", style="yellow")
+        text.append(f" v{artifact.version:<3} ", style="bold")
+        text.append(artifact.updated_at[:19].replace("T", " ") + " ", style="dim")
+        text.append(artifact.description)
+        return text
+
+
+def source_view(artifact: ToolArtifact, language: str) -> RenderableType:
+    """A version's source with syntax highlighting and line numbers, wrapped to the pane."""
+    return Syntax(
+        artifact.source,
+        language,
+        line_numbers=True,
+        word_wrap=True,
+        background_color="default",
+        theme="ansi_dark",
+    )
+
+
+def count(n: int, noun: str) -> str:
+    """'1 skill', '3 skills'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
