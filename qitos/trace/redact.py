@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -24,14 +25,20 @@ _NOT_SECRET_ENV_NAMES = frozenset({"TOKENIZERS_PARALLELISM", "KEYTIMEOUT", "SSH_
 # and such values are not secrets worth the name.
 _MIN_SECRET_LEN = 8
 
-# Well-known credential shapes, masked wherever they appear in any string.
-_PATTERNS: tuple[str, ...] = (
-    r"\bsk-[A-Za-z0-9_\-]{16,}",  # OpenAI-style keys (sk-..., sk-proj-...)
-    r"\b(?i:bearer)\s+[A-Za-z0-9._~+/\-]{8,}=*",  # Authorization header values
-    r"\bgh[pousr]_[A-Za-z0-9]{20,}",  # GitHub tokens
-    r"\bxox[abprs]-[A-Za-z0-9\-]{10,}",  # Slack tokens
-    r"\bAKIA[0-9A-Z]{16}\b",  # AWS access key ids
-    r"\bAIza[0-9A-Za-z_\-]{35}\b",  # Google API keys
+# Well-known credential shapes, masked wherever they appear in any string: OpenAI-style keys
+# (sk-..., sk-proj-...), Authorization header values (Bearer ...), GitHub, Slack, AWS and Google
+# keys. The pattern starts with a one-character class and checks the word boundary behind it, so the
+# regex engine skips most positions with one cheap test: about 5 ns a character here, against 25 ns
+# for the plain alternation of `\b...` branches. Every event line goes through it.
+_CREDENTIAL_SHAPES = re.compile(
+    r"[sBbgxA](?<=\b[sBbgxA])(?:"
+    r"k-[A-Za-z0-9_\-]{16,}"
+    r"|(?<=[Bb])[Ee][Aa][Rr][Ee][Rr]\s+[A-Za-z0-9._~+/\-]{8,}=*"
+    r"|h[pousr]_[A-Za-z0-9]{20,}"
+    r"|ox[abprs]-[A-Za-z0-9\-]{10,}"
+    r"|KIA[0-9A-Z]{16}\b"
+    r"|Iza[0-9A-Za-z_\-]{35}\b"
+    r")"
 )
 
 # Dict keys whose values are secrets whatever they look like (compared lower-case, '-' as '_').
@@ -60,6 +67,18 @@ SECRET_KEYS: frozenset[str] = frozenset(
 )
 
 
+# Every secret key name holds one of these; a substring test on them rules out most lines at C
+# speed before the (slower) key pattern runs.
+_KEY_PARTS = ("key", "token", "auth", "pass", "secret", "credential")
+assert all(any(part in key for part in _KEY_PARTS) for key in SECRET_KEYS)
+
+# A secret-named key as it appears in serialised JSON (any case, '-' or '_').
+_SECRET_KEY_IN_JSON = re.compile(
+    '"(?:' + "|".join(re.escape(key).replace("_", "[-_]") for key in sorted(SECRET_KEYS)) + ')"\\s*:',
+    re.IGNORECASE,
+)
+
+
 def is_secret_env_name(name: str) -> bool:
     """Whether an environment variable's name says it holds a secret."""
     return name.upper() not in _NOT_SECRET_ENV_NAMES and bool(_SECRET_ENV_NAME.search(name))
@@ -84,10 +103,13 @@ class Redactor:
         values = {v for k, v in environ.items() if is_secret_env_name(k) and len(v) >= _MIN_SECRET_LEN}
         values.update(s for s in extra_secrets if s and len(s) >= _MIN_SECRET_LEN)
         self.mask = mask
-        # One alternation, one pass per string: literal secrets longest first (so a secret that
-        # contains another is masked whole), then the credential shapes.
-        literals = [re.escape(v) for v in sorted(values, key=len, reverse=True)]
-        self._pattern = re.compile("|".join([*literals, *_PATTERNS]))
+        # Literal secrets longest first (a secret that contains another is masked whole), each also
+        # in its JSON-escaped spelling so a serialised line can be masked in one pass.
+        literals: set[str] = set()
+        for secret in values:
+            literals.add(secret)
+            literals.add(json.dumps(secret, ensure_ascii=False)[1:-1])
+        self._literals = sorted(literals, key=len, reverse=True)
         self._secret_count = len(values)
 
     @property
@@ -99,14 +121,53 @@ class Redactor:
         """The string with every known secret and credential-shaped substring masked."""
         if len(text) < _MIN_SECRET_LEN:
             return text  # shorter than any secret or credential shape we mask
-        return self._pattern.sub(self.mask, text)
+        for secret in self._literals:
+            if secret in text:  # a substring test is far cheaper than a regex over every line
+                text = text.replace(secret, self.mask)
+        return _CREDENTIAL_SHAPES.sub(self.mask, text)
+
+    def to_json_line(self, value: Any) -> str:
+        """``value`` as one JSON text (no newline) with every secret masked — the writer's fast path.
+
+        Secret-named keys are masked on the data; everything else on the serialised text in one
+        pass. The masks never touch JSON syntax: credential shapes contain no quote or backslash,
+        and literal secrets are matched in their JSON-escaped spelling.
+        """
+        text = json.dumps(value, ensure_ascii=False, default=_printable)
+        # Walking the data for secret-named keys costs more than serialising it, and such keys are
+        # rare: look for one in the text first, and walk only when there is one.
+        lowered = text.lower()
+        if any(part in lowered for part in _KEY_PARTS) and _SECRET_KEY_IN_JSON.search(text):
+            text = json.dumps(self._mask_secret_keys(value), ensure_ascii=False, default=_printable)
+        return self.redact_text(text)
+
+    def _mask_secret_keys(self, value: Any) -> Any:
+        """``value`` with the values of secret-named keys masked; unchanged containers are reused."""
+        if isinstance(value, dict):
+            out: dict[Any, Any] | None = None
+            for key, item in value.items():
+                if isinstance(key, str) and _is_secret_key(key) and item is not None and item != "":
+                    new: Any = self.mask
+                else:
+                    new = self._mask_secret_keys(item)
+                if new is not item and out is None:
+                    out = dict(value)
+                if out is not None:
+                    out[key] = new
+            return value if out is None else out
+        if isinstance(value, list | tuple):
+            items = [self._mask_secret_keys(item) for item in value]
+            if all(a is b for a, b in zip(items, value, strict=True)):
+                return value
+            return items
+        return value
 
     def redact(self, value: Any) -> Any:
         """A copy of JSON-like ``value`` with secrets masked; containers are rebuilt, never mutated."""
         kind = type(value)
         # Exact-type checks first: this runs for every value of every event written.
         if kind is str:
-            return value if len(value) < _MIN_SECRET_LEN else self._pattern.sub(self.mask, value)
+            return value if len(value) < _MIN_SECRET_LEN else self.redact_text(value)
         if kind is dict or isinstance(value, Mapping):
             out: dict[Any, Any] = {}
             for key, item in value.items():
@@ -134,3 +195,13 @@ class Redactor:
         except Exception as exc:  # a broken __str__ must not lose the whole event
             text = f"<unprintable {type(value).__name__}: {exc!r}>"
         return self.redact_text(text)
+
+
+def _printable(value: Any) -> str:
+    """What the JSON encoder writes for an object it cannot encode: its text (redacted afterwards)."""
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("utf-8", errors="replace")
+    try:
+        return str(value)
+    except Exception as exc:  # noqa: BLE001 - a broken __str__ must not lose the whole event
+        return f"<unprintable {type(value).__name__}: {exc!r}>"

@@ -47,11 +47,6 @@ def validate_run_id(run_id: str) -> str:
     return run_id
 
 
-def _json_line(data: Any) -> str:
-    # Non-ASCII text stays readable; the redactor has already turned odd objects into strings.
-    return json.dumps(data, ensure_ascii=False, default=str) + "\n"
-
-
 class TraceWriter:
     """Writes one run's trace: events and steps appended line by line, the manifest replaced atomically."""
 
@@ -100,7 +95,7 @@ class TraceWriter:
         """Append one event as one redacted ``events.jsonl`` line and flush it."""
         if not isinstance(event, RunEvent):
             raise TypeError(f"write_event takes a RunEvent, not {type(event).__name__}")
-        line = _json_line(self.redactor.redact(event.to_dict()))
+        line = self.redactor.to_json_line(event.to_dict()) + "\n"
         with self._mutex:
             self._reopen_if_finalized()
             assert self._events is not None
@@ -114,7 +109,7 @@ class TraceWriter:
             raise TypeError(f"write_step takes a dict, not {type(record).__name__}")
         if "step_id" not in record:
             raise ValueError("a step record needs a 'step_id'")
-        line = _json_line(self.redactor.redact(record))
+        line = self.redactor.to_json_line(record) + "\n"
         with self._mutex:
             self._reopen_if_finalized()
             assert self._steps is not None

@@ -109,3 +109,32 @@ def test_no_secret_reaches_any_trace_file(tmp_path: Path, monkeypatch: pytest.Mo
     assert DB_PASSWORD.encode() not in everything
     assert b"connect with [REDACTED] please" in everything
     assert b"https://x" in everything  # the rest of the argument is kept
+
+
+def test_json_line_masks_like_redact_and_stays_valid_json() -> None:
+    """The writer's one-pass path masks the same secrets as ``redact`` and still parses as JSON."""
+    import json
+
+    quoted = 'pa"ss\\wo\nrd-0123456789'  # JSON escapes this secret's quote, backslash and newline
+    redactor = Redactor({"DB_PASSWORD": quoted, "OPENAI_API_KEY": "sk-envkey-ABCDEFGHIJKLMNOP"})
+    data = {
+        "text": f"use {quoted} and sk-envkey-ABCDEFGHIJKLMNOP then Bearer abc.def.ghi-jkl",
+        "nested": [{"api_key": "plain-value-123"}, {"headers": {"Authorization": "anything"}}],
+        "tuple": ("ghp_" + "a" * 24, 3),
+        "object": type("Creds", (), {"__str__": lambda self: "AKIA" + "B" * 16})(),
+        "safe": "task-abcdefghijklmnopqrstu and a bearer of good news",
+    }
+    line = redactor.to_json_line(data)
+    parsed = json.loads(line)
+    assert json.loads(json.dumps(redactor.redact(data), default=str)) == parsed
+    for secret in (quoted, "sk-envkey", "abc.def.ghi", "plain-value", "anything", "ghp_", "AKIA"):
+        assert secret not in line and secret not in json.dumps(parsed)
+    assert parsed["safe"] == data["safe"]
+    assert parsed["nested"][0]["api_key"] == MASK and parsed["tuple"][1] == 3
+
+
+def test_json_line_reuses_untouched_data() -> None:
+    """Data with no secret-named key is serialised as is: no copy is made of it."""
+    redactor = Redactor({})
+    data = {"a": [1, {"b": "c"}]}
+    assert redactor._mask_secret_keys(data) is data
