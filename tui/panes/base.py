@@ -148,7 +148,10 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
-        index = y + int(self.scroll_offset.y)
+        return self.line_at(y + int(self.scroll_offset.y))
+
+    def line_at(self, index: int) -> Strip:
+        """Content line ``index``, fitted to the pane's width (blank past the end)."""
         width = self.scrollable_content_region.width
         if 0 <= index < len(self._lines):
             return self._lines[index].crop_extend(0, width, self.rich_style)

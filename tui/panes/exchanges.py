@@ -9,6 +9,7 @@ from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
+from textual.strip import Strip
 
 from tui.panes.base import Block, Pane
 from tui.store import Exchange, StepSummary, format_action
@@ -52,26 +53,48 @@ class ExchangesPane(Pane):
     search_text: reactive[str] = reactive("", repaint=False)
     """The search text to highlight."""
 
+    _stick_to_end = True
+    _blocks: list[Block] = []
+
     def after_show(self) -> None:
         # The selected step's exchange is the newest one: keep the end of the log in view, until
-        # the user scrolls up.
+        # the user scrolls up. render_line draws from the end while stuck, so what is on screen
+        # never depends on when the scroll position catches up with a new layout.
+        if self._stick_to_end:
+            self._to_end()
+            self.call_after_refresh(self._to_end)
+
+    def _to_end(self) -> None:
         if self._stick_to_end:
             self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+
+    def _unstick(self) -> None:
+        if self._stick_to_end:
+            self._to_end()
+            self._stick_to_end = False
+
+    def render_line(self, y: int) -> Strip:
+        if not self._stick_to_end:
+            return super().render_line(y)
+        height = self.scrollable_content_region.height
+        if y == 0 and round(self.scroll_y) != self.max_scroll_y:
+            self.call_after_refresh(self._to_end)  # bring the scrollbar along, once layout settled
+        return self.line_at(max(0, len(self._lines) - height) + y)
 
     def watch_selected(self) -> None:
         self._stick_to_end = True
         super().watch_selected()
 
     def action_scroll_up(self) -> None:
-        self._stick_to_end = False
+        self._unstick()
         super().action_scroll_up()
 
     def action_page_up(self) -> None:
-        self._stick_to_end = False
+        self._unstick()
         super().action_page_up()
 
-    _stick_to_end = True
-    _blocks: list[Block] = []
+    def on_mouse_scroll_up(self) -> None:
+        self._unstick()
 
     def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
         return (*super().view_key(step), self.expanded, self.raw, self.search_text)
