@@ -146,6 +146,8 @@ async def test_missing_root_gives_a_clear_message_and_is_not_created(tmp_path: P
         assert "does not exist" in str(app.query_one("#memory-summary").render())
         await pilot.press("d")
         assert app.browser.last_message == "no record selected"
+        await pilot.press("q")
+    assert app.return_code == 1  # the CLI exits non-zero after showing the error
     assert not missing.exists()
 
 

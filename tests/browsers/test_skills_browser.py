@@ -116,6 +116,8 @@ async def test_missing_database_is_reported_and_not_created(tmp_path: Path) -> N
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert app.browser.error == f"skill database not found: {missing} (the browser never creates one)"
+        await pilot.press("q")
+    assert app.return_code == 1
     assert not missing.exists() and not list(tmp_path.iterdir())
 
 
@@ -154,6 +156,8 @@ async def test_namespace_unknown_or_chosen(tmp_path: Path) -> None:
         await pilot.press("down", "enter")
         await wait_until(lambda: app.browser.revision >= 1 and app.browser.versions)
         assert app.browser.namespace == "research" and [s["name"] for s in app.browser.shown] == ["cite"]
+        await pilot.press("q")
+    assert app.return_code == 0
     app = make_skills_app(db, watch=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()

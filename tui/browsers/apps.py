@@ -19,7 +19,7 @@ class MemoryBrowserApp(App[int]):
     CSS_PATH = "browsers.tcss"
     TITLE = "qitos-tui memory"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit"),
+        Binding("q", "quit_browser", "Quit"),
         Binding("slash", "focus_filter", "Filter", show=False, id="memory.filter-slash"),
     ]
 
@@ -40,6 +40,10 @@ class MemoryBrowserApp(App[int]):
         """The one browser of this app."""
         return self.query_one(MemoryBrowser)
 
+    def action_quit_browser(self) -> None:
+        """Quit; the exit status is 1 if the browser is showing an error (e.g. a missing root)."""
+        self.exit(return_code=1 if self.browser.error else 0)
+
     def action_focus_filter(self) -> None:
         """Focus the filter box."""
         self.browser.action_filter()
@@ -51,7 +55,7 @@ class SkillsBrowserApp(App[int]):
     CSS_PATH = "browsers.tcss"
     TITLE = "qitos-tui skills"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit"),
+        Binding("q", "quit_browser", "Quit"),
         Binding("slash", "focus_search", "Search", show=False, id="skills.search-slash"),
     ]
 
@@ -71,6 +75,10 @@ class SkillsBrowserApp(App[int]):
     def browser(self) -> SkillsBrowser:
         """The one browser of this app."""
         return self.query_one(SkillsBrowser)
+
+    def action_quit_browser(self) -> None:
+        """Quit; the exit status is 1 if the browser is showing an error (e.g. a missing database)."""
+        self.exit(return_code=1 if self.browser.error else 0)
 
     def action_focus_search(self) -> None:
         """Focus the catalog search box."""

@@ -123,6 +123,8 @@ class SkillsBrowser(Vertical):
                     yield Static("", id="skills-code-body")
 
     def on_mount(self) -> None:
+        if self.autofocus:
+            self.query_one(SkillList).focus()
         try:
             resolved = resolve_namespace(self.db_path, self.namespace)
         except SkillsOpenError as exc:
@@ -157,8 +159,6 @@ class SkillsBrowser(Vertical):
             self._fail(str(exc))
             return
         self.namespace = namespace
-        if self.autofocus:
-            self.query_one(SkillList).focus()
         if self.watch_files:
             self._watch()  # takes the first reading once its watches exist
         else:
