@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_builders import build_many_records, key_latency, run_writer, wait_until
+from browser_builders import build_many_records, build_memory_root, key_latency, run_writer, wait_until
 
 from qitos.kit.memory.memdir_format import record_filename
 from tui.browsers import make_memory_app
@@ -236,3 +236,16 @@ async def test_keys_are_remappable_and_rows_clickable(memory_root: Path) -> None
         assert isinstance(app.screen, DeleteRecordDialog) and app.screen.row.record_id == "rec-003"
         await pilot.press("escape")
         assert app.browser.last_message == "kept record rec-003"
+
+
+async def test_a_huge_record_is_cut_in_the_detail_with_a_note(tmp_path: Path) -> None:
+    """A 300,000-character record: the detail shows the head and says how much it left out."""
+    root = build_memory_root(tmp_path / "m", records=[("big-1", "tool", 1, "x" * 300_000)])
+    app = make_memory_app(root, watch=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _loaded(app, pilot)
+        detail = app.browser.detail_text(200)
+        assert "… 200,000 more characters not shown (open the file to read them)" in detail
+        assert (
+            app.browser.rows[0].size > 300_000 and "293K" in app.query_one(RecordList).row_text(0, 100).plain
+        )

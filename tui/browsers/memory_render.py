@@ -15,6 +15,7 @@ from tui.browsers.virtual_list import VirtualList
 if TYPE_CHECKING:
     from tui.browsers.memory_browser import MemoryBrowser
 
+DETAIL_CHARS = 100_000  # the detail view shows this much of a record's text, and says so when cut
 COMPACT_WIDTH = 72  # below this many cells the list leaves out the created column
 MARKS = {
     RecallStatus.UNCHANGED: ("●", "green"),
@@ -64,6 +65,17 @@ class RecordList(VirtualList):
         return ()
 
 
+def body(text: str) -> Text:
+    """A record's text for the detail view; a very long one is cut with a note saying how much is left."""
+    if len(text) <= DETAIL_CHARS:
+        return Text(text)
+    out = Text(text[:DETAIL_CHARS])
+    out.append(
+        f"\n… {len(text) - DETAIL_CHARS:,} more characters not shown (open the file to read them)", "dim"
+    )
+    return out
+
+
 def columns_heading(wide: bool) -> Text:
     """The column heading over the record list (matching RecordList.row_text)."""
     if wide:
@@ -100,17 +112,17 @@ def detail(row: MemoryRow, mark: RecallMark | None, step: int | None) -> Rendera
     if row.metadata:
         head.append(f"\nmetadata {row.metadata}", style="dim")
     if mark is None:
-        return Group(head, Text(""), Text(row.content))
+        return Group(head, Text(""), body(row.content))
     if mark.status is RecallStatus.UNCHANGED:
         note = Text(f"recalled at step {step}; unchanged on disk since", style="green")
-        return Group(head, note, Text(""), Text(row.content))
+        return Group(head, note, Text(""), body(row.content))
     if mark.status is RecallStatus.GONE:
         note = Text(f"recalled at step {step}; deleted from disk since. Recalled content:", style="red")
-        return Group(head, note, Text(""), Text(mark.recalled))
+        return Group(head, note, Text(""), body(mark.recalled))
     table = Table(expand=True, box=None, padding=(0, 1), show_edge=False)
     table.add_column(f"recalled at step {step}", ratio=1, style="yellow")
     table.add_column("on disk now", ratio=1)
-    table.add_row(Text(mark.recalled), Text(mark.current or ""))
+    table.add_row(body(mark.recalled), body(mark.current or ""))
     note = Text(f"recalled at step {step}; changed on disk since", style="yellow")
     return Group(head, note, Text(""), table)
 
