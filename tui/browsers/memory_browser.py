@@ -343,14 +343,14 @@ class MemoryBrowser(Vertical):
             text.append(self.error, style="bold red")
         else:
             text.append(f"{view.local} record{'' if view.local == 1 else 's'}", style="bold")
+            if self.recall_step is not None:  # first: in a run it is what the pane is about
+                text.append(f" · step {self.recall_step}: {recall_counts(self.marks)}")
             if self.global_dir is not None:
                 text.append(f" · {view.global_} global (read-only)")
             if view.rejected:
                 text.append(f" · {view.rejected} rejected", style="red")
             if self.filter_text.strip():
                 text.append(f" · {len(self.rows)} shown")
-            if self.recall_step is not None:
-                text.append(f" · step {self.recall_step}: {recall_counts(self.marks)}")
             text.append(" · live" if self.live else "", style="green")
             if self.last_change:
                 text.append(f" · {self.last_change}", style="yellow")

@@ -27,6 +27,8 @@ MARKS = {
 class RecordList(VirtualList):
     """The record rows of a MemoryBrowser: mark, role, step, created, size, first line."""
 
+    MARK_CELLS = 2
+
     def __init__(self, browser: MemoryBrowser, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.browser = browser

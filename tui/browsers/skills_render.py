@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 class SkillList(VirtualList):
     """One row per skill: published-in-run mark, name, latest version, active or deprecated, tags."""
 
+    MARK_CELLS = 2
+
     def __init__(self, browser: SkillsBrowser, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.browser = browser
@@ -42,6 +44,8 @@ class SkillList(VirtualList):
 
 class VersionList(VirtualList):
     """One row per version of the selected skill, newest first; ★ published in the run, ◆ diff base."""
+
+    MARK_CELLS = 2
 
     def __init__(self, browser: SkillsBrowser, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -43,6 +43,9 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         Binding("end", "jump(1)", "Last", show=False),
     ]
 
+    MARK_CELLS: ClassVar[int] = 0
+    """Leading cells of a row that hold status marks: the cursor highlight starts after them."""
+
     cursor: reactive[int] = reactive(0, always_update=True)
     """The highlighted row."""
 
@@ -124,9 +127,14 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         style: Style = base
         for name in self.row_classes(row):
             style += self.get_component_rich_style(f"virtual-list--{name}")
-        if row == self.cursor:
-            style += self.get_component_rich_style("virtual-list--cursor")
         text = self.row_text(row, width)
         text.truncate(width, overflow="ellipsis", pad=True)
-        segments = list(text.render(self.app.console))
-        return Strip(segments).adjust_cell_length(width).apply_style(style)
+        strip = Strip(list(text.render(self.app.console))).adjust_cell_length(width)
+        if row != self.cursor:
+            return strip.apply_style(style)
+        cursor = style + self.get_component_rich_style("virtual-list--cursor")
+        if not 0 < self.MARK_CELLS < width:
+            return strip.apply_style(cursor)
+        # The marker cells keep the row's own background, so coloured marks stay readable.
+        marks, rest = strip.divide([self.MARK_CELLS, width])
+        return Strip.join([marks.apply_style(style), rest.apply_style(cursor)])
