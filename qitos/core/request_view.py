@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +34,15 @@ from qitos.core.context import (
     canonical_json,
     default_unit_counter,
     sha256_text,
+)
+from qitos.core.exchange_log import Exchange, ExchangeItem, ExchangeLog, non_empty_text
+from qitos.core.request_types import (
+    ArtifactRef,
+    CompactionReceipt,
+    ContinuationRef,
+    ReasoningPolicy,
+    RequestTarget,
+    SelectionReport,
 )
 
 __all__ = [
@@ -54,368 +62,7 @@ __all__ = [
 
 REQUEST_VIEW_SCHEMA_VERSION = "qitos.request_view/v1"
 REQUEST_BUILDER_VERSION = "qitos.request_view.builder/v1"
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_ROLES = frozenset({"user", "assistant"})
 _TOOL_USE = frozenset({"auto", "required", "none"})
-_REASONING = frozenset({"preserve_if_supported", "drop", "inline_replay"})
-
-
-def _text(value: Any, name: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ContextError(f"{name} must be a non-empty string, got {value!r}")
-    return value
-
-
-# --------------------------------------------------------------------------------------- log
-
-
-@dataclass(frozen=True)
-class ExchangeItem:
-    """One message inside an exchange (a user turn, an assistant answer, an observation)."""
-
-    item_id: str
-    exchange_id: str
-    role: str
-    content: str
-    kind: str = "message"
-    tool_calls: tuple[tuple[str, str], ...] = ()  # (name, canonical JSON args) as the model asked
-
-    def to_dict(self) -> dict[str, Any]:
-        """The item's projection as JSON data (what the request view selects and digests)."""
-        data: dict[str, Any] = {
-            "item_id": self.item_id,
-            "exchange_id": self.exchange_id,
-            "role": self.role,
-            "kind": self.kind,
-            "content": self.content,
-        }
-        if self.tool_calls:
-            data["tool_calls"] = [{"name": n, "args": json.loads(a)} for n, a in self.tool_calls]
-        return data
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """A snapshot of one exchange: its id, the step it belongs to, its items, whether it is closed."""
-
-    exchange_id: str
-    step_id: int
-    items: tuple[ExchangeItem, ...]
-    closed: bool
-
-
-class _Record:
-    """Mutable bookkeeping of one exchange inside the log (items only ever appended)."""
-
-    __slots__ = (
-        "exchange_id", "step_id", "items", "item_json", "item_ids", "kinds", "tool_names", "chars", "closed", "_digest"
-    )  # fmt: skip
-
-    def __init__(self, exchange_id: str, step_id: int) -> None:
-        self.exchange_id = exchange_id
-        self.step_id = step_id
-        self.items: list[ExchangeItem] = []
-        self.item_json: list[str] = []  # canonical JSON per item, computed once at append time
-        self.item_ids: list[str] = []
-        self.kinds: set[str] = set()
-        self.tool_names: list[str] = []  # names of the tool calls the model made in this exchange
-        self.chars = 0
-        self.closed = False
-        self._digest: str | None = None
-
-    def digest(self) -> str:
-        """SHA-256 of this exchange's canonical projection; cached once closed (it never changes)."""
-        if self._digest is not None:
-            return self._digest
-        header = canonical_json(
-            {"exchange_id": self.exchange_id, "step_id": self.step_id, "closed": self.closed}
-        )
-        value = sha256_text("\n".join([header, *self.item_json]))
-        if self.closed:
-            self._digest = value
-        return value
-
-
-class ExchangeLog:
-    """Append-only exchanges with stable ids; each open while its step runs, then closed for good."""
-
-    def __init__(self, log_id: str = "exchange-log") -> None:
-        self.log_id = _text(log_id, "log_id")
-        self._records: list[_Record] = []
-        self._by_id: dict[str, _Record] = {}
-
-    def __len__(self) -> int:
-        return len(self._records)
-
-    def open(self, *, step_id: int) -> str:
-        """Start a new exchange for ``step_id`` and return its id (``ex-000001``, ``ex-000002``...)."""
-        if not isinstance(step_id, int) or isinstance(step_id, bool) or step_id < 0:
-            raise ContextError(f"step_id must be a non-negative int, got {step_id!r}")
-        exchange_id = f"ex-{len(self._records) + 1:06d}"
-        record = _Record(exchange_id, step_id)
-        self._records.append(record)
-        self._by_id[exchange_id] = record
-        return exchange_id
-
-    def _record(self, exchange_id: str) -> _Record:
-        record = self._by_id.get(exchange_id)
-        if record is None:
-            raise ContextError(f"exchange {exchange_id!r} is not in log {self.log_id!r}")
-        return record
-
-    def append(
-        self,
-        exchange_id: str,
-        *,
-        role: str,
-        content: str,
-        kind: str = "message",
-        tool_calls: Sequence[Mapping[str, Any]] = (),
-    ) -> ExchangeItem:
-        """Append one item to an open exchange; a closed exchange never changes again."""
-        record = self._record(exchange_id)
-        if record.closed:
-            raise ContextError(f"exchange {exchange_id!r} is closed; the log is append-only")
-        if role not in _ROLES:
-            raise ContextError(f"item role must be one of {sorted(_ROLES)}, got {role!r}")
-        if not isinstance(content, str):
-            raise ContextError(f"item content must be a string, got {type(content).__name__}")
-        _text(kind, "kind")
-        calls = tuple(
-            (_text(c.get("name"), "tool call name"), canonical_json(c.get("args", {}), "tool call args"))
-            for c in tool_calls
-        )
-        item = ExchangeItem(f"{exchange_id}/{len(record.items)}", exchange_id, role, content, kind, calls)
-        record.items.append(item)
-        record.item_json.append(canonical_json(item.to_dict(), "exchange item"))
-        record.item_ids.append(item.item_id)
-        record.kinds.add(kind)
-        record.tool_names.extend(name for name, _ in calls)
-        record.chars += len(content)
-        return item
-
-    def close(self, exchange_id: str) -> None:
-        """Mark an exchange closed (idempotent); only closed exchanges can ever be compacted."""
-        self._record(exchange_id).closed = True
-
-    def is_closed(self, exchange_id: str) -> bool:
-        """Whether the exchange is closed."""
-        return self._record(exchange_id).closed
-
-    def get(self, exchange_id: str) -> Exchange:
-        """A snapshot of one exchange."""
-        r = self._record(exchange_id)
-        return Exchange(r.exchange_id, r.step_id, tuple(r.items), r.closed)
-
-    @property
-    def exchanges(self) -> tuple[Exchange, ...]:
-        """Snapshots of every exchange in log order."""
-        return tuple(Exchange(r.exchange_id, r.step_id, tuple(r.items), r.closed) for r in self._records)
-
-    def summaries(self) -> list[tuple[str, int, bool]]:
-        """``(exchange_id, step_id, closed)`` of every exchange in log order (no item copies)."""
-        return [(r.exchange_id, r.step_id, r.closed) for r in self._records]
-
-    @property
-    def last_exchange_id(self) -> str | None:
-        """The newest exchange's id, or None for an empty log."""
-        return self._records[-1].exchange_id if self._records else None
-
-    def digest(self) -> str:
-        """SHA-256 over the log id and every exchange's projection digest, in order.
-
-        Each closed exchange's digest is computed once, so digesting a long log costs one short
-        hash per exchange; the result is identical in every process (canonical JSON throughout).
-        """
-        header = canonical_json({"log_id": self.log_id, "schema": "qitos.exchange_log/v1"})
-        return sha256_text("\n".join([header, *(r.digest() for r in self._records)]))
-
-
-# ------------------------------------------------------------------------------- value types
-
-
-@dataclass(frozen=True)
-class RequestTarget:
-    """Which model a request is for, as the adapter declares it (never inferred from a name)."""
-
-    model_id: str
-    provider: str = "unknown"
-    api_mode: str = "chat"
-
-    def __post_init__(self) -> None:
-        for name in ("model_id", "provider", "api_mode"):
-            _text(getattr(self, name), name)
-
-    @classmethod
-    def from_model(cls, model: Any) -> RequestTarget:
-        """The target a model adapter declares through ``model_id`` (and ``provider`` if it has one)."""
-        if model is None:
-            return cls("unknown")
-        return cls(
-            str(getattr(model, "model_id", "unknown") or "unknown"),
-            str(getattr(model, "provider", "unknown")),
-        )
-
-    def to_dict(self) -> dict[str, str]:
-        """The target as JSON data."""
-        return {"model_id": self.model_id, "provider": self.provider, "api_mode": self.api_mode}
-
-
-@dataclass(frozen=True)
-class ReasoningPolicy:
-    """What to do with model reasoning from earlier exchanges."""
-
-    mode: str = "preserve_if_supported"
-    allow_loss: bool = False
-
-    def __post_init__(self) -> None:
-        if self.mode not in _REASONING:
-            raise ContextError(f"reasoning mode {self.mode!r} is not one of {sorted(_REASONING)}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The policy as JSON data."""
-        return {"mode": self.mode, "allow_loss": self.allow_loss}
-
-
-@dataclass(frozen=True)
-class ContinuationRef:
-    """A provider-side continuation (e.g. a stored response) this request builds on."""
-
-    reference_id: str
-    model_id: str
-    provider: str = "unknown"
-    exchange_id: str | None = None  # the newest exchange the provider already holds, if known
-
-    def __post_init__(self) -> None:
-        _text(self.reference_id, "reference_id")
-        _text(self.model_id, "model_id")
-        _text(self.provider, "provider")
-
-    def assert_compatible(self, target: RequestTarget) -> None:
-        """Raise when the continuation belongs to another model or provider."""
-        if (self.model_id, self.provider) != (target.model_id, target.provider):
-            raise ContextError(
-                f"continuation {self.reference_id!r} belongs to {self.provider}/{self.model_id}, "
-                f"not {target.provider}/{target.model_id}"
-            )
-
-    def to_dict(self) -> dict[str, Any]:
-        """The reference as JSON data."""
-        return {
-            "reference_id": self.reference_id,
-            "model_id": self.model_id,
-            "provider": self.provider,
-            "exchange_id": self.exchange_id,
-        }
-
-
-@dataclass(frozen=True)
-class ArtifactRef:
-    """A reference to an artifact the request mentions (never its body)."""
-
-    artifact_id: str
-    media_type: str = "application/octet-stream"
-    required: bool = False
-    description: str = ""
-
-    def __post_init__(self) -> None:
-        _text(self.artifact_id, "artifact_id")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The reference as JSON data."""
-        return {
-            "artifact_id": self.artifact_id,
-            "media_type": self.media_type,
-            "required": self.required,
-            "description": self.description,
-        }
-
-
-@dataclass(frozen=True)
-class CompactionReceipt:
-    """Declares a lossy compaction: which exchanges went in, the digest of what came out, the losses."""
-
-    receipt_id: str
-    input_exchange_ids: tuple[str, ...]
-    output_digest: str
-    policy_id: str
-    declared_losses: tuple[str, ...] = ()
-    model_reference: str | None = None
-
-    def __post_init__(self) -> None:
-        _text(self.receipt_id, "receipt_id")
-        _text(self.policy_id, "policy_id")
-        ids = tuple(self.input_exchange_ids)
-        if not ids or any(not isinstance(i, str) or not i for i in ids) or len(set(ids)) != len(ids):
-            raise ContextError(f"receipt {self.receipt_id!r} must name unique, non-empty input exchange ids")
-        object.__setattr__(self, "input_exchange_ids", ids)
-        object.__setattr__(self, "declared_losses", tuple(str(loss) for loss in self.declared_losses))
-        if not isinstance(self.output_digest, str) or not _SHA256.fullmatch(self.output_digest):
-            raise ContextError(f"receipt {self.receipt_id!r} output_digest must be a lowercase SHA-256 hex")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The receipt in full, as the trace records it."""
-        return {
-            "receipt_id": self.receipt_id,
-            "policy_id": self.policy_id,
-            "input_exchange_ids": list(self.input_exchange_ids),
-            "output_digest": self.output_digest,
-            "declared_losses": list(self.declared_losses),
-            "model_reference": self.model_reference,
-        }
-
-
-@dataclass(frozen=True)
-class SelectionReport:
-    """What a request view selected and omitted, with units, reasons and per-category usage."""
-
-    selected_item_ids: tuple[str, ...]
-    omitted_item_ids: tuple[str, ...]
-    selected_exchange_ids: tuple[str, ...]
-    omitted_exchange_ids: tuple[str, ...]
-    selected_categories: tuple[str, ...]
-    omitted_categories: tuple[str, ...]
-    selected_context_ids: tuple[str, ...]
-    omitted_context_ids: tuple[str, ...]
-    total_units: int
-    selected_units: int
-    omitted_units: int
-    unit: str
-    reasons: tuple[str, ...] = ()
-    context_decisions_json: tuple[str, ...] = field(default=(), repr=False)
-    used_by_category: tuple[tuple[str, int], ...] = ()
-    protected_exchange_ids: tuple[str, ...] = ()
-    exchange_units: tuple[tuple[str, int], ...] = field(default=(), repr=False)
-
-    @property
-    def context_decisions(self) -> list[dict[str, Any]]:
-        """Every contribution chosen or dropped: id, source, units, priority, required, reason."""
-        return [json.loads(text) for text in self.context_decisions_json]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The report as JSON data."""
-        return {
-            "selected_item_ids": list(self.selected_item_ids),
-            "omitted_item_ids": list(self.omitted_item_ids),
-            "selected_exchange_ids": list(self.selected_exchange_ids),
-            "omitted_exchange_ids": list(self.omitted_exchange_ids),
-            "selected_categories": list(self.selected_categories),
-            "omitted_categories": list(self.omitted_categories),
-            "selected_context_ids": list(self.selected_context_ids),
-            "omitted_context_ids": list(self.omitted_context_ids),
-            "total_units": self.total_units,
-            "selected_units": self.selected_units,
-            "omitted_units": self.omitted_units,
-            "unit": self.unit,
-            "reasons": list(self.reasons),
-            "context_decisions": self.context_decisions,
-            "used_by_category": dict(self.used_by_category),
-            "protected_exchange_ids": list(self.protected_exchange_ids),
-            "exchange_units": dict(self.exchange_units),
-        }
-
-
-# ------------------------------------------------------------------------------ request view
 
 
 def _json_list_digest(values: Iterable[str]) -> str:
@@ -467,8 +114,8 @@ class RequestView:
     def __post_init__(self) -> None:
         if self.schema_version != REQUEST_VIEW_SCHEMA_VERSION:
             raise ContextError(f"unsupported request view schema {self.schema_version!r}")
-        _text(self.request_id, "request_id")
-        _text(self.protocol_id, "protocol_id")
+        non_empty_text(self.request_id, "request_id")
+        non_empty_text(self.protocol_id, "protocol_id")
         if self.tool_use_policy not in _TOOL_USE:
             raise ContextError(f"tool_use_policy {self.tool_use_policy!r} is not one of {sorted(_TOOL_USE)}")
         for name in (
