@@ -21,9 +21,12 @@ class EventFeed:
         if not events:
             return
         with self._lock:
+            wake = not self._chunks
             self._chunks.append((start, events))
-        # The notice is a replaceable message: a burst of pushes costs the UI one drain.
-        self._notify()
+        # Wake the UI only when the buffer was empty: until it drains, it knows there is more.
+        # (The notice is also a replaceable message, so a race costs at most one extra drain.)
+        if wake:
+            self._notify()
 
     def drain(self) -> list[tuple[int | None, list[RunEvent]]]:
         """Everything queued since the last drain, oldest first."""

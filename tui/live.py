@@ -8,6 +8,7 @@ composition config (an extension factory plus its name in ``lifecycle``). A paus
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,7 @@ class LiveRun:
         self.snapshot: Any = None
         self.engine: Any = None
         self.writer: Any = None
+        self.engine_seconds = 0.0  # wall time spent inside Engine.run / resume (not paused)
         install_pause_policy(agent, self.policy)
 
     def build(self, sink: Callable[[RunEvent], None]) -> Any:
@@ -130,14 +132,22 @@ class LiveRun:
 
     def start(self) -> Any:
         """Run from the beginning (blocking; call from a worker thread); returns the EngineResult."""
-        return self._settle(self.engine.run(self.task))
+        began = time.perf_counter()
+        try:
+            return self._settle(self.engine.run(self.task))
+        finally:
+            self.engine_seconds += time.perf_counter() - began
 
     def resume(self) -> Any:
         """Continue from the paused snapshot (blocking; call from a worker thread)."""
         snapshot, self.snapshot = self.snapshot, None
         if snapshot is None:
             raise RuntimeError("the run is not paused: nothing to resume")
-        return self._settle(self.engine.resume(snapshot))
+        began = time.perf_counter()
+        try:
+            return self._settle(self.engine.resume(snapshot))
+        finally:
+            self.engine_seconds += time.perf_counter() - began
 
     def cancel(self) -> None:
         """Ask the Engine to stop at the next boundary (used when quitting a live run)."""

@@ -36,6 +36,12 @@ async def wait_held(pilot: Any, model: HeldModel, timeout: float = 20.0) -> None
         if time.monotonic() > deadline:
             raise RuntimeError("the run never reached the held model call")
         await pilot.pause(0.02)
+    # Then until the screen has folded every event the run emitted before it was held.
+    store = pilot.app.screen.store
+    while store.event_count < len(store.source):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the screen never caught up with the held run")
+        await pilot.pause(0.02)
 
 
 class HeldModel(Model):
@@ -76,9 +82,18 @@ async def shoot(app: QitosApp, path: Path, before: Callable[[Any], Awaitable[Non
         path.write_text(app.export_screenshot(title="qitos-tui"), encoding="utf-8")
 
 
-async def _settled(pilot: Any) -> None:
+async def settle(pilot: Any, timeout: float = 30.0) -> None:
+    """Let the app run until its Engine (if any) has returned and every worker has finished."""
+    from tui.screens.run import RunScreen
+
+    deadline = time.monotonic() + timeout
+    while isinstance(pilot.app.screen, RunScreen) and pilot.app.screen.engine_running:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the run did not return within {timeout} s")
+        await pilot.pause(0.02)
     await pilot.app.workers.wait_for_complete()
-    await pilot.pause(0.2)
+    await pilot.pause()
+    await pilot.pause()
 
 
 async def make_all(out: Path, upstream: Path | None) -> list[Path]:
@@ -100,13 +115,13 @@ async def make_all(out: Path, upstream: Path | None) -> list[Path]:
         written.append(out / "demo-live.svg")
 
         paused = demo_live(Path(tmp) / "paused")
-        await shoot(make_app(live=paused), out / "demo-paused.svg", _settled)
+        await shoot(make_app(live=paused), out / "demo-paused.svg", settle)
         written.append(out / "demo-paused.svg")
 
         target = upstream or Path(tmp) / "paused" / "runs" / "demo_run"
 
         async def replayed(pilot: Any) -> None:
-            await _settled(pilot)
+            await settle(pilot)
             await pilot.press("right")
             await pilot.pause(0.2)
 

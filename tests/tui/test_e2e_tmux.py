@@ -48,7 +48,7 @@ class Terminal:
         """Type keys (tmux key names)."""
         subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
 
-    def wait_for(self, text: str, timeout: float = 20.0) -> str:
+    def wait_for(self, text: str, timeout: float = 40.0) -> str:
         """Wait until ``text`` is on screen; fail with the screen when it never shows."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

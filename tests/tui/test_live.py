@@ -16,12 +16,6 @@ from tui.store import ListSource, RunStore
 from tui.widgets.run_header import RunHeader, StatusBar
 
 
-async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
-
-
 def _ctx(step: int, boundary: str = "before_decide") -> RuntimeSnapshotContext:
     return RuntimeSnapshotContext(run_id="r", step_id=step, boundary=boundary, state=None)  # type: ignore[arg-type]
 
@@ -56,7 +50,7 @@ async def test_demo_pauses_by_its_policy_r_resumes_and_live_equals_replay(
     live = demo_live()
     app = make_app(live=live)
     async with app.run_test(size=(100, 30)) as pilot:
-        await _settle(pilot)
+        await screenshots.settle(pilot)
         screen = app.screen
         assert isinstance(screen, RunScreen)
         store = screen.store
@@ -71,7 +65,7 @@ async def test_demo_pauses_by_its_policy_r_resumes_and_live_equals_replay(
         manifest = json.loads((tmp_path / "runs" / "demo_run" / "manifest.json").read_text())
         assert manifest["status"] == "paused"
         await pilot.press("r")
-        await _settle(pilot)
+        await screenshots.settle(pilot)
         assert store.display_status == "finished" and live.snapshot is None
         assert "finished" in screen.query_one(RunHeader).render().plain
         assert screen.selected == len(store.steps) - 1  # the selection followed the run
@@ -102,18 +96,18 @@ async def test_p_pauses_with_the_tuis_policy_and_s_runs_exactly_one_step(
         await pilot.press("p")
         assert live.policy.pending and "pause requested" in screen.query_one(StatusBar).note
         model.gate.set()
-        await _settle(pilot)
+        await screenshots.settle(pilot)
         store = screen.store
         assert store.pause is not None and store.pause.own
         assert store.pause.policy_id == "qitos-tui.pause"
         assert "the TUI's request" in screen.query_one(StatusBar).content().plain
         first = store.pause.step
         await pilot.press("s")
-        await _settle(pilot)
+        await screenshots.settle(pilot)
         assert store.pause is not None and store.pause.own and store.pause.step == first + 1
         assert store.pause.boundary == "before_decide"
         await pilot.press("r")
-        await _settle(pilot)
+        await screenshots.settle(pilot)
         # The demo's own policy pauses it later, before writing.
         assert store.pause is not None and store.pause.policy_id == "demo.review-writes"
 
@@ -122,7 +116,7 @@ async def test_q_asks_while_live_and_n_keeps_running(demo_live: Callable[..., Li
     live = demo_live()
     app = make_app(live=live)
     async with app.run_test(size=(100, 30)) as pilot:
-        await _settle(pilot)  # paused by the demo's policy: still a live run
+        await screenshots.settle(pilot)  # paused by the demo's policy: still a live run
         await pilot.press("q")
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("n")
@@ -143,7 +137,7 @@ async def test_agent_that_raises_shows_error_panel_and_trace_is_finalised(
     live.agent.llm.complete = broken
     app = make_app(live=live)
     async with app.run_test(size=(100, 30)) as pilot:
-        await _settle(pilot)
+        await screenshots.settle(pilot)
         from tui.screens.dialogs import ErrorScreen
 
         assert isinstance(app.screen, ErrorScreen)

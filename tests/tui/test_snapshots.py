@@ -13,29 +13,26 @@ from tui.app import make_app
 SIZES = [(80, 24), (160, 48)]
 
 
-async def _settled(pilot) -> None:  # type: ignore[no-untyped-def]
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
 def test_replay_synthetic(snap_compare, synthetic_run: Path, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
     """Step 3 selected: an omitted exchange with its receipt, dropped context, budget, compaction."""
     app = make_app(replay=synthetic_run)
-    assert snap_compare(app, press=["right", "right", "right"], terminal_size=size, run_before=_settled)
+    assert snap_compare(
+        app, press=["right", "right", "right"], terminal_size=size, run_before=screenshots.settle
+    )
 
 
 def test_replay_synthetic_context_tab(snap_compare, synthetic_run: Path) -> None:  # type: ignore[no-untyped-def]
     """At 80x24 the panes are tabs: 2 shows Context."""
     app = make_app(replay=synthetic_run)
-    assert snap_compare(app, press=["end", "2"], terminal_size=(80, 24), run_before=_settled)
+    assert snap_compare(app, press=["end", "2"], terminal_size=(80, 24), run_before=screenshots.settle)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
 def test_replay_upstream(snap_compare, upstream_trace_dirs: list[Path], size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
     """An upstream QitOS trace (no request views) shows steps, actions, results and tokens."""
     app = make_app(replay=upstream_trace_dirs[0])
-    assert snap_compare(app, press=["right"], terminal_size=size, run_before=_settled)
+    assert snap_compare(app, press=["right"], terminal_size=size, run_before=screenshots.settle)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
@@ -63,4 +60,4 @@ def test_live_demo_running(snap_compare, demo_live, size: tuple[int, int]) -> No
 def test_live_demo_paused_by_its_policy(snap_compare, demo_live, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
     """Paused before writing a file: why (the agent's policy id) and the pending action."""
     app = make_app(live=demo_live())
-    assert snap_compare(app, terminal_size=size, run_before=_settled)
+    assert snap_compare(app, terminal_size=size, run_before=screenshots.settle)

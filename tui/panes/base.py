@@ -70,6 +70,7 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         self.shown: RenderableType = Text("")
         self._key: tuple[object, ...] | None = None
         self._lines: list[Strip] = []
+        self._style = Style()
         self._line_cache: dict[tuple[Hashable, int], list[Strip]] = {}
 
     def on_mount(self) -> None:
@@ -144,7 +145,8 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
                 cached if block.style is None else [strip.apply_style(block.style) for strip in cached]
             )
         self._lines = out
-        self.virtual_size = Size(width, len(self._lines))
+        self._style = self.rich_style
+        self.virtual_size = Size(width, quantize(len(self._lines)))
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
@@ -154,8 +156,8 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         """Content line ``index``, fitted to the pane's width (blank past the end)."""
         width = self.scrollable_content_region.width
         if 0 <= index < len(self._lines):
-            return self._lines[index].crop_extend(0, width, self.rich_style)
-        return Strip([Segment(" " * width, self.rich_style)], width)
+            return self._lines[index].crop_extend(0, width, self._style)
+        return Strip([Segment(" " * width, self._style)], width)
 
     def render_step(self, step: StepSummary) -> RenderableType:
         """What the pane shows for ``step``; every pane overrides this."""
@@ -166,6 +168,12 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
         console.print(self.shown)
         return console.export_text()
+
+
+def quantize(rows: int, step: int = 32) -> int:
+    """``rows`` rounded up to a multiple of ``step``: a scrolling widget whose virtual size changes
+    asks the whole screen for a new layout, so content that grows a little must not change it."""
+    return -(-rows // step) * step
 
 
 def kv(label: str, value: object, *, style: str = "") -> Text:

@@ -64,9 +64,13 @@ class ExchangesPane(Pane):
             self._to_end()
             self.call_after_refresh(self._to_end)
 
+    def _end_y(self) -> int:
+        # The virtual height is rounded up (see quantize): the end is the last content line.
+        return max(0, len(self._lines) - self.scrollable_content_region.height)
+
     def _to_end(self) -> None:
         if self._stick_to_end:
-            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+            self.scroll_to(y=self._end_y(), animate=False, immediate=True)
 
     def _unstick(self) -> None:
         if self._stick_to_end:
@@ -76,10 +80,10 @@ class ExchangesPane(Pane):
     def render_line(self, y: int) -> Strip:
         if not self._stick_to_end:
             return super().render_line(y)
-        height = self.scrollable_content_region.height
-        if y == 0 and round(self.scroll_y) != self.max_scroll_y:
+        end = self._end_y()
+        if y == 0 and round(self.scroll_y) != end:
             self.call_after_refresh(self._to_end)  # bring the scrollbar along, once layout settled
-        return self.line_at(max(0, len(self._lines) - height) + y)
+        return self.line_at(end + y)
 
     def watch_selected(self) -> None:
         self._stick_to_end = True

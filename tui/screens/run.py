@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -52,6 +53,9 @@ PANES: tuple[type[Pane], ...] = (
 )
 FIRST_PAINT_EVENTS = 400  # folded before the first frame; the rest folds in the background
 FOLD_CHUNK = 2000
+FLUSH_SECONDS = 0.05  # the shortest time between two flushes of folded events to the screen
+FLUSH_MAX_SECONDS = 1.0
+FLUSH_COST_FACTOR = 20  # UI CPU per flush x this = the wait before the next one (UI share <= 5 %)
 WIDE = (160, 45)  # from this size on, every pane is on screen at once
 
 
@@ -111,6 +115,9 @@ class RunScreen(Screen[None]):
         self.reader: Any = None  # the TraceReader, once opened (replay)
         self.notices: list[str] = []
         self._dirty = False
+        self._flush_delay = FLUSH_SECONDS
+        self._last_flush = 0.0
+        self._cpu_mark = 0.0
         self._follow = True
         self._engine_running = False
 
@@ -141,7 +148,7 @@ class RunScreen(Screen[None]):
         self.query_one("#pane-tabs", Tabs).can_focus = False
         self.query_one(StepList).focus()
         self._apply_size()
-        self.set_interval(1 / 20, self._flush)
+        self._schedule_flush()
         if self.replay is not None:
             # First paint from the head of the trace (see tui.replay); the reader is opened and
             # the rest folded in the background once the first frame is out.
@@ -150,7 +157,8 @@ class RunScreen(Screen[None]):
             self.call_after_refresh(self.open_reader)
         if self.live is not None:
             self._engine_running = True
-            self.run_engine(resume=False)
+            # Start once the screen is up: the first frame would otherwise compete with the run.
+            self.call_after_refresh(self.run_engine, False)
 
     def on_resize(self) -> None:
         self._apply_size()
@@ -163,15 +171,40 @@ class RunScreen(Screen[None]):
             self.call_after_refresh(lambda: [pane.show() for pane in self.query(Pane)])
 
     # ---- feeding the fold ----------------------------------------------------------------------
+    # Events are folded and shown in batches: a flush drains the feed, folds what it holds and
+    # pushes the new state down. The time between flushes grows with what a flush costs, so the
+    # UI takes a small share of the process while an Engine in the same process streams events;
+    # an event after a quiet spell (a slow model call) is shown at once. Keys never wait for this.
     @on(EventsAvailable)
-    def _drain(self) -> None:
+    def _events_available(self) -> None:
+        if time.perf_counter() - self._last_flush >= self._flush_delay:
+            self._flush()
+
+    def _schedule_flush(self) -> None:
+        self.set_timer(self._flush_delay, self._flush_tick)
+
+    def _flush_tick(self) -> None:
+        self._flush()
+        self._schedule_flush()
+
+    def _drain(self) -> bool:
+        drained = False
         for start, events in self.feed.drain():
             self.store.apply(events, start)
-            self._dirty = True
+            drained = True
+        return drained
 
     def _flush(self) -> None:
-        if self._dirty:
+        if self._drain() or self._dirty:
             self._flush_now()
+            # The UI thread's CPU time since the last flush covers the previous frame's rendering
+            # too; wait long enough that this costs at most 1/FLUSH_COST_FACTOR of the time.
+            spent = time.thread_time() - self._cpu_mark
+            self._flush_delay = min(FLUSH_MAX_SECONDS, max(FLUSH_SECONDS, spent * FLUSH_COST_FACTOR))
+        else:
+            self._flush_delay = FLUSH_SECONDS
+        self._cpu_mark = time.thread_time()
+        self._last_flush = time.perf_counter()
 
     def _flush_now(self) -> None:
         self._dirty = False
@@ -288,6 +321,11 @@ class RunScreen(Screen[None]):
             self.store.status = "failed"
         self.refresh_bindings()
         self.app.push_screen(ErrorScreen(message.title, message.detail))
+
+    @property
+    def engine_running(self) -> bool:
+        """Whether the Engine is running (asked to start, or resumed) and has not returned yet."""
+        return self._engine_running
 
     @property
     def is_live(self) -> bool:

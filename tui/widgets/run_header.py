@@ -71,6 +71,7 @@ class StatusBar(Static):
         super().__init__("", id=id)
         self.store = store
         self.notices = notices or []
+        self._last: Text | None = None
 
     def on_mount(self) -> None:
         self._refresh_content()
@@ -78,6 +79,9 @@ class StatusBar(Static):
     def _refresh_content(self) -> None:
         # A hidden widget is never rendered, so whether to show is decided here, not in render.
         content = self.content()
+        if content == self._last:
+            return  # updating relayouts the screen: only when the text really changed
+        self._last = content
         self.set_class(bool(content), "-shown")
         self.update(content)
 

@@ -13,6 +13,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.panes.base import quantize
 from tui.store import RunStore
 
 
@@ -59,7 +60,11 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         self.matches: set[int] = set()
 
     def _sync_size(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self.store.steps))
+        # Rounded up once the list scrolls: a growing run must not ask the whole screen for a new
+        # layout at every step (and a short list stays exact, without a scrollbar).
+        rows = len(self.store.steps)
+        height = self.scrollable_content_region.height
+        self.virtual_size = Size(self.size.width, rows if rows <= height else quantize(rows, 64))
 
     def watch_revision(self) -> None:
         self._sync_size()

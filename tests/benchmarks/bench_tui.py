@@ -1,0 +1,372 @@
+"""qitos-tui figures: first paint of big traces under tmux (beside toolong), memory, keys, live overhead.
+
+Run: ``python tests/benchmarks/bench_tui.py [--runs N] [--work DIR] [--skip-1gb] [--toolong PATH]``.
+
+- Replay of a generated 100k-event, ~100 MB trace: time from launch to the first painted screen in
+  a real terminal (tmux, polling the pane), median of N runs, side by side with toolong (``tl``) on
+  the same events.jsonl. toolong is not a dependency: install it anywhere (e.g. a separate venv) and
+  pass ``--toolong``, or have ``tl`` on PATH; otherwise the comparison is skipped with a message.
+- The same for a ~1 GB trace, with the app's peak RSS (VmHWM) at first paint and after the full
+  background fold.
+- Navigation keys on the 100k trace (in-process, headless): press-to-idle latency per key, during
+  the background fold and after it.
+- Live: wall time of a 200-step scripted run in the TUI versus headless (both traced).
+
+Aims (issue 5): first paint < 0.5 s and at most half of toolong's; 1 GB < 1 s with peak RSS < 300 MB;
+keys < 50 ms; live overhead < 10 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script from the repo root or anywhere
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tui.synthetic import synthetic_events, write_trace  # noqa: E402
+
+SIZE = (120, 40)
+MARK_OURS = "step 1 of"  # the header, painted with the first frame of the run screen
+STEPS_100MB, PAD_100MB = 11350, 5000  # -> ~100k events, ~97 MB
+STEPS_1GB, PAD_1GB = 117000, 5000  # -> ~1.03M events, ~1 GB
+
+
+# ------------------------------------------------------------------------------ traces
+def trace(work: Path, name: str, steps: int, pad: int) -> Path:
+    """A generated run directory (reused when already there)."""
+    run_dir = work / name
+    if not (run_dir / "manifest.json").is_file():
+        print(f"  generating {name} ({steps} steps)…", flush=True)
+        write_trace(run_dir, synthetic_events(steps, run_id=name, pause_at=None, payload_pad=pad))
+    size = (run_dir / "events.jsonl").stat().st_size
+    with (run_dir / "manifest.json").open() as f:
+        count = json.load(f)["event_count"]
+    print(f"  {name}: {count} events, {size / 1e6:.0f} MB")
+    return run_dir
+
+
+# ------------------------------------------------------------------------------ tmux
+class Pane:
+    """A detached tmux session running one command (exec'd, so the pane's pid is the program's)."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.name = f"bench-{uuid.uuid4().hex[:8]}"
+        command = "exec " + " ".join("'" + a.replace("'", "'\\''") + "'" for a in argv)
+        self.start = time.perf_counter()
+        subprocess.run(
+            ["tmux", "new-session", "-d", "-s", self.name, "-x", str(SIZE[0]), "-y", str(SIZE[1]), command],
+            check=True,
+        )
+
+    def screen(self) -> str:
+        """The pane's text."""
+        return subprocess.run(
+            ["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
+        ).stdout
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> float:
+        """Seconds from launch until ``text`` is on screen."""
+        while time.perf_counter() - self.start < timeout:
+            if text in self.screen():
+                return time.perf_counter() - self.start
+            time.sleep(0.005)
+        raise RuntimeError(f"{text!r} did not appear within {timeout} s:\n{self.screen()}")
+
+    def pid(self) -> int:
+        """The program's pid."""
+        out = subprocess.run(
+            ["tmux", "list-panes", "-t", self.name, "-F", "#{pane_pid}"], capture_output=True, text=True
+        )
+        return int(out.stdout.split()[0])
+
+    def close(self) -> None:
+        """Kill the session (and the program)."""
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The process's peak resident set size so far (VmHWM), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def ours(run_dir: Path) -> list[str]:
+    """The command line of `qitos-tui replay` with this interpreter."""
+    return [sys.executable, "-m", "tui.cli", "replay", str(run_dir)]
+
+
+def first_paint(argv: list[str], mark: str) -> float:
+    """Seconds to the first screen showing ``mark``."""
+    pane = Pane(argv)
+    try:
+        return pane.wait_for(mark)
+    finally:
+        pane.close()
+
+
+def bench_first_paint(run_dir: Path, runs: int, toolong: str | None) -> None:
+    """Ours and toolong's first paint on the same trace, interleaved, medians."""
+    events = run_dir / "events.jsonl"
+    mark_tl = f'"run_id": "{run_dir.name}"'
+    mine: list[float] = []
+    theirs: list[float] = []
+    first_paint(ours(run_dir), MARK_OURS)  # warm the page cache and .pyc files
+    if toolong:
+        first_paint([toolong, str(events)], mark_tl)
+    for _ in range(runs):
+        mine.append(first_paint(ours(run_dir), MARK_OURS))
+        if toolong:
+            theirs.append(first_paint([toolong, str(events)], mark_tl))
+    line = f"  first paint, median of {runs}: qitos-tui {statistics.median(mine):.3f} s"
+    line += f" (min {min(mine):.3f}, max {max(mine):.3f})"
+    if toolong:
+        ratio = statistics.median(mine) / statistics.median(theirs)
+        line += f" | toolong {statistics.median(theirs):.3f} s (min {min(theirs):.3f}) | ratio {ratio:.2f}"
+    print(line)
+
+
+def bench_1gb(run_dir: Path, runs: int, toolong: str | None) -> None:
+    """First paint of ~1 GB plus peak RSS at first paint and after the whole background fold."""
+    bench_first_paint(run_dir, runs, toolong)
+    pane = Pane(ours(run_dir))
+    try:
+        painted = pane.wait_for(MARK_OURS)
+        pid = pane.pid()
+        at_paint = peak_rss_mb(pid)
+        pane.wait_for("folding")  # the background fold has started (after the reader indexed)
+        deadline = time.perf_counter() + 900
+        while "folding" in pane.screen():
+            if time.perf_counter() > deadline:
+                raise RuntimeError("the fold did not finish in 10 minutes")
+            time.sleep(0.5)
+        folded = time.perf_counter() - pane.start
+        after = peak_rss_mb(pid)
+    finally:
+        pane.close()
+    print(
+        f"  peak RSS: {at_paint:.0f} MB at first paint ({painted:.2f} s), {after:.0f} MB after the full"
+        f" background fold ({folded:.1f} s)"
+    )
+
+
+# ------------------------------------------------------------------------------ keys
+@dataclass
+class KeyTimes:
+    """Per-key latencies in milliseconds."""
+
+    during_fold: list[float] = field(default_factory=list)
+    after_fold: dict[str, list[float]] = field(default_factory=dict)
+
+
+async def _keys(run_dir: Path, presses: int) -> KeyTimes:
+    from tui.app import make_app
+
+    times = KeyTimes()
+    app = make_app(replay=run_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        for _ in range(presses):  # while the background fold is running
+            start = time.perf_counter()
+            await pilot.press("right")
+            times.during_fold.append((time.perf_counter() - start) * 1000)
+        folding_at_end = screen.reader is None or screen.store.event_count < len(screen.reader)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not folding_at_end:
+            print("  note: the fold finished before the in-fold key sample ended")
+        for key in ("right", "left", "l", "h", "end", "home", "down", "up"):
+            samples = times.after_fold.setdefault(key, [])
+            for _ in range(presses):
+                start = time.perf_counter()
+                await pilot.press(key)
+                samples.append((time.perf_counter() - start) * 1000)
+        # Go to a step in the middle through the dialog: the whole key sequence, as a user types it.
+        middle = str(screen.store.steps[len(screen.store.steps) // 2].step)
+        start = time.perf_counter()
+        await pilot.press("g", *middle, "enter")
+        times.after_fold["g N enter"] = [(time.perf_counter() - start) * 1000]
+        assert screen.store.steps[screen.selected].step == int(middle)
+    return times
+
+
+def fmt(values: list[float]) -> str:
+    """Median, p95 and max of millisecond samples."""
+    values = sorted(values)
+    p95 = values[min(len(values) - 1, int(len(values) * 0.95))]
+    return f"median {statistics.median(values):.1f} ms, p95 {p95:.1f}, max {values[-1]:.1f}"
+
+
+def bench_keys_tmux(run_dir: Path, presses: int) -> None:
+    """Key to screen in a real terminal: send → (Right) and poll until the header says the next step."""
+    pane = Pane(ours(run_dir))
+    try:
+        pane.wait_for(MARK_OURS)
+        during: list[float] = []
+        after: list[float] = []
+        for k in range(2, 2 * presses + 2):
+            target = during if "folding" in pane.screen() else after
+            start = time.perf_counter()
+            subprocess.run(["tmux", "send-keys", "-t", pane.name, "Right"], check=True)
+            while f"step {k} of" not in pane.screen():
+                if time.perf_counter() - start > 10:
+                    raise RuntimeError(f"step {k} never shown:\n{pane.screen()}")
+            target.append((time.perf_counter() - start) * 1000)
+    finally:
+        pane.close()
+    for label, values in (("during the background fold", during), ("after it", after)):
+        if values:
+            print(f"  → in tmux, key to screen, {label} (x{len(values)}): {fmt(values)}")
+
+
+def bench_keys(run_dir: Path, presses: int) -> None:
+    """Key latencies on the 100k trace, in-process (pilot press until idle; includes pilot overhead)."""
+    times = asyncio.run(_keys(run_dir, presses))
+
+    print(f"  keys during the background fold (right x{presses}): {fmt(times.during_fold)}")
+    for key, values in times.after_fold.items():
+        print(f"  key {key!r:12} after the fold: {fmt(values)}")
+
+
+# ------------------------------------------------------------------------------ live overhead
+def _bench_agent(steps: int) -> Any:
+    from qitos import AgentModule, Decision, StateSchema, ToolRegistry, tool
+    from qitos.engine.runtime import RuntimeBudget
+    from qitos.models.scripted import ScriptedModel
+    from qitos.parsing import JsonDecisionParser
+
+    reply = json.dumps({"thought": "count", "action": {"name": "bump", "args": {"by": 1}}})
+
+    @dataclass
+    class CountState(StateSchema):
+        total: int = 0
+
+    @tool(name="bump")
+    def bump(by: int) -> int:
+        """Return the increment."""
+        return by
+
+    class CountAgent(AgentModule):
+        def init_state(self, task: str, **kwargs: Any) -> CountState:
+            return CountState(task=task, max_steps=steps)
+
+        def prepare(self, state: CountState) -> str:
+            return f"total={state.total}"
+
+        def reduce(self, state: CountState, observation: Any, decision: Decision[Any]) -> CountState:
+            state.total += sum(observation["action_results"])
+            return state
+
+        def build_engine(self, **engine_kwargs: Any) -> Any:
+            # The default RuntimeBudget allows 10 steps; headless and TUI both build through here.
+            engine_kwargs.setdefault("budget", RuntimeBudget(max_steps=steps))
+            return super().build_engine(**engine_kwargs)
+
+    model = ScriptedModel(lambda messages: reply)
+    return CountAgent(
+        tool_registry=ToolRegistry().register(bump), llm=model, model_parser=JsonDecisionParser()
+    )
+
+
+def _headless(base: Path, steps: int) -> float:
+    """Wall time of Engine.run for the scripted agent, traced, with no UI."""
+    from qitos.trace.writer import TraceWriter
+
+    writer = TraceWriter(base)
+    engine = _bench_agent(steps).build_engine(trace_writer=writer)
+    start = time.perf_counter()
+    result = engine.run("count")
+    elapsed = time.perf_counter() - start
+    writer.close()
+    assert result.step_count == steps, result.stop_reason
+    return elapsed
+
+
+async def _live(base: Path, steps: int) -> tuple[float, int]:
+    """Wall time of Engine.run for the same agent inside the TUI (tap, fold, screen updates)."""
+    from tui.app import make_app
+    from tui.live import LiveRun
+    from tui.screenshots import settle
+
+    live = LiveRun(_bench_agent(steps), "count", trace_dir=base)
+    app = make_app(live=live)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        done = len(app.screen.store.steps)
+    return live.engine_seconds, done
+
+
+def bench_live(steps: int, runs: int) -> None:
+    """The same scripted run headless and in the TUI: Engine wall time and the TUI's overhead."""
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        _headless(base / "warm", steps)
+        headless: list[float] = []
+        tui: list[float] = []
+        shown = 0
+        for n in range(runs):
+            headless.append(_headless(base / f"h{n}", steps))
+            elapsed, shown = asyncio.run(_live(base / f"t{n}", steps))
+            tui.append(elapsed)
+    h, t = statistics.median(headless), statistics.median(tui)
+    print(
+        f"  {steps}-step scripted run (traced), Engine wall time, median of {runs}: headless {h:.3f} s,"
+        f" in the TUI {t:.3f} s ({shown} steps shown) -> overhead {100 * (t - h) / h:+.1f} %"
+    )
+
+
+# ------------------------------------------------------------------------------ main
+def main() -> int:
+    """Print every figure."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure (median); default 5")
+    parser.add_argument("--work", help="folder for the generated traces (kept; default: a temp folder)")
+    parser.add_argument("--skip-1gb", action="store_true", help="skip the ~1 GB trace")
+    parser.add_argument("--toolong", help="path of toolong's `tl` (default: `tl` on PATH)")
+    args = parser.parse_args()
+    toolong = args.toolong or shutil.which("tl")
+    if shutil.which("tmux") is None:
+        print("tmux is not installed: the first-paint figures need a real terminal; skipping them")
+    if toolong is None:
+        print("toolong (`tl`) not found: the side-by-side comparison is skipped (pip install toolong)")
+    work_ctx = tempfile.TemporaryDirectory(prefix="bench-tui-") if args.work is None else None
+    work = Path(work_ctx.name if work_ctx else args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("TERM", "xterm-256color")
+    try:
+        print("replay, ~100 MB:")
+        big = trace(work, "trace100mb", STEPS_100MB, PAD_100MB)
+        if shutil.which("tmux"):
+            bench_first_paint(big, args.runs, toolong)
+        if shutil.which("tmux"):
+            bench_keys_tmux(big, presses=30)
+        bench_keys(big, presses=30)
+        if not args.skip_1gb and shutil.which("tmux"):
+            print("replay, ~1 GB:")
+            huge = trace(work, "trace1gb", STEPS_1GB, PAD_1GB)
+            bench_1gb(huge, max(3, args.runs // 2), toolong)
+        print("live:")
+        bench_live(200, args.runs)
+    finally:
+        if work_ctx is not None:
+            work_ctx.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
