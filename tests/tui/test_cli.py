@@ -1,0 +1,69 @@
+"""The qitos-tui command line: help, headless delegation, and clear errors for bad agent files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tui.app import make_app
+from tui.cli import main
+from tui.screens.dialogs import ErrorScreen
+
+
+def test_help_names_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert all(word in out for word in ("run", "demo", "replay"))
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"), [("run", "AGENT.py"), ("demo", "--step-delay"), ("replay", "PATH")]
+)
+def test_each_command_has_help(command: str, expected: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    assert expected in capsys.readouterr().out
+
+
+def test_headless_run_of_a_missing_file_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["run", str(tmp_path / "nope.py"), "--headless", "--trace-dir", str(tmp_path / "runs")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "nope.py" in err and "no such file" in err and "Traceback" not in err
+
+
+def test_headless_run_of_a_broken_agent_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "agent.py"
+    bad.write_text("def broken(:\n", encoding="utf-8")
+    code = main(["run", str(bad), "--headless", "--trace-dir", str(tmp_path / "runs")])
+    err = capsys.readouterr().err
+    assert code == 2 and "SyntaxError" in err and "Traceback" not in err
+
+
+def test_demo_headless_delegates_and_writes_a_trace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the demo keeps its memory and skills under ./.qitos
+    code = main(
+        ["demo", "--headless", "--workspace", str(tmp_path / "ws"), "--trace-dir", str(tmp_path / "runs")]
+    )
+    assert code == 0, capsys.readouterr()
+    [run_dir] = list((tmp_path / "runs").iterdir())
+    assert (run_dir / "events.jsonl").stat().st_size > 0
+
+
+async def test_load_error_shows_the_error_panel_with_the_cause() -> None:
+    app = make_app(error=("Cannot load agent.py", "agent.py: SyntaxError: invalid syntax (line 1)"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ErrorScreen)
+        assert "SyntaxError" in app.screen.detail and app.screen.title_text == "Cannot load agent.py"
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.return_code == 1
