@@ -32,6 +32,22 @@ def sqlite_filter(db_path: Path) -> Callable[[Change, str], bool]:
     return lambda change, path: Path(path).name in names
 
 
+class _Stop:
+    """The stop signal of one watch: the caller's event, or this watch's consumer having gone away."""
+
+    def __init__(self, outer: asyncio.Event) -> None:
+        self.outer = outer
+        self.closed = False
+
+    def is_set(self) -> bool:
+        """Polled by the Rust watcher every step."""
+        return self.closed or self.outer.is_set()
+
+    def set(self) -> None:
+        """Stop this watch only."""
+        self.closed = True
+
+
 async def watch(
     paths: Iterable[Path],
     watch_filter: Callable[[Change, str], bool],
@@ -43,12 +59,13 @@ async def watch(
     ``on_armed`` is called once the OS watches exist: a read made from then on cannot miss a
     change, so the browsers take their first reading there, not before.
     """
+    own_stop = _Stop(stop)
     changes = awatch(
         *paths,
         watch_filter=watch_filter,
         debounce=DEBOUNCE_MS,
         step=STEP_MS,
-        stop_event=stop,
+        stop_event=own_stop,  # type: ignore[arg-type]  # awatch only calls is_set() and set()
         rust_timeout=RUST_TIMEOUT_MS,
     )
     pending = asyncio.ensure_future(anext(changes))
@@ -67,5 +84,6 @@ async def watch(
             yield batch
             pending = asyncio.ensure_future(anext(changes))
     finally:
+        # Ends this watch's Rust thread within one step, without touching the caller's event.
+        own_stop.set()
         pending.cancel()
-        stop.set()
