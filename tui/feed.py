@@ -15,6 +15,7 @@ class EventFeed:
         self._notify = notify
         self._lock = threading.Lock()
         self._chunks: list[tuple[int | None, list[RunEvent]]] = []
+        self._pending = 0
 
     def push(self, events: list[RunEvent], start: int | None = None) -> None:
         """Queue ``events`` (the first at index ``start``, or next in order) and wake the UI."""
@@ -23,6 +24,7 @@ class EventFeed:
         with self._lock:
             wake = not self._chunks
             self._chunks.append((start, events))
+            self._pending += len(events)
         # Wake the UI only when the buffer was empty: until it drains, it knows there is more.
         # (The notice is also a replaceable message, so a race costs at most one extra drain.)
         if wake:
@@ -32,4 +34,10 @@ class EventFeed:
         """Everything queued since the last drain, oldest first."""
         with self._lock:
             chunks, self._chunks = self._chunks, []
+            self._pending = 0
         return chunks
+
+    @property
+    def pending(self) -> int:
+        """How many events wait to be drained (a producer that can wait keeps this bounded)."""
+        return self._pending

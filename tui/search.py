@@ -57,7 +57,7 @@ def search(
         pos = store.step_pos.get(ex.step, 0)
         if pos == last_pos:
             continue
-        indices = [i for i in (ex.request, ex.response) if i is not None] + ex.tool_results
+        indices = [*(i for i in (ex.request, ex.response) if i is not None), *ex.tool_results]
         for index in indices:
             if needle in event_text(_read(store, index)).casefold():
                 matches.append((pos, index))

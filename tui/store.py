@@ -8,9 +8,10 @@ keeps a 1 GB trace foldable in bounded memory and makes selecting a step cheap.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from qitos.trace.events import (
@@ -35,6 +36,7 @@ DISPLAY_STATUS = {
 }
 
 _SHOWN_PHASES = frozenset({"INIT", "OBSERVE", "DECIDE", "ACT", "END"})  # where a step got to
+_NAMES: dict[tuple[str, ...], tuple[str, ...]] = {}  # shared category-name tuples (memory)
 BUDGET_CATEGORIES = ("instructions", "tools", "context", "exchanges")
 ACTION_WIDTH = 60
 
@@ -84,9 +86,32 @@ class Exchange:
     exchange_id: str
     request: int | None = None
     response: int | None = None
-    tool_calls: list[int] = field(default_factory=list)
-    tool_results: list[int] = field(default_factory=list)
+    # Index tuples, not lists: most are empty (the shared ()) or hold one or two indices, and a
+    # 1 GB trace has a hundred thousand steps and exchanges to keep in memory.
+    tool_calls: tuple[int, ...] = ()
+    tool_results: tuple[int, ...] = ()
     tokens: int = 0
+
+
+@dataclass(slots=True, frozen=True)
+class Budget:
+    """A request's budget: capacity, units used per category, what was left."""
+
+    max_units: int
+    unit: str
+    names: tuple[str, ...]  # the categories, one tuple shared by every budget that has them
+    units: tuple[int, ...]
+    available_units: int | None
+
+    @property
+    def used(self) -> tuple[tuple[str, int], ...]:
+        """(category, units used) pairs."""
+        return tuple(zip(self.names, self.units, strict=True))
+
+    @property
+    def used_total(self) -> int:
+        """Units used over all categories."""
+        return sum(self.units)
 
 
 @dataclass(slots=True)
@@ -102,15 +127,15 @@ class StepSummary:
     error: str | None = None
     tokens: int = 0
     used_units: int | None = None
-    budget: dict[str, Any] | None = None
+    budget: Budget | None = None
     # Indices of the events the panes load on demand, by what they are.
-    requests: list[int] = field(default_factory=list)
-    memory: list[int] = field(default_factory=list)
-    skills: list[int] = field(default_factory=list)
-    pauses: list[int] = field(default_factory=list)
-    errors: list[int] = field(default_factory=list)
-    raw: list[int] = field(default_factory=list)
-    exchanges: list[int] = field(default_factory=list)  # positions in RunStore.exchanges
+    requests: tuple[int, ...] = ()
+    memory: tuple[int, ...] = ()
+    skills: tuple[int, ...] = ()
+    pauses: tuple[int, ...] = ()
+    errors: tuple[int, ...] = ()
+    raw: tuple[int, ...] = ()
+    exchanges: tuple[int, ...] = ()  # positions in RunStore.exchanges
 
 
 @dataclass(slots=True)
@@ -210,7 +235,7 @@ class RunStore:
             pos = len(self.exchanges)
             self.exchanges.append(Exchange(number=pos + 1, step=step.step, exchange_id=exchange_id))
             self.exchange_by_id[exchange_id] = pos
-            step.exchanges.append(pos)
+            step.exchanges += (pos,)
         return self.exchanges[pos]
 
     def _apply_one(self, ev: RunEvent, i: int) -> None:
@@ -223,7 +248,7 @@ class RunStore:
             return
         step = self._step(ev.step_id, i)
         if phase in _SHOWN_PHASES:
-            step.phase = phase
+            step.phase = sys.intern(phase)
         if not ev.ok:
             step.ok = False
             step.error = short(ev.error or p.get("message") or phase, 80)
@@ -232,7 +257,7 @@ class RunStore:
             handler(self, ev, p, step, i)
         elif phase not in KNOWN_KINDS:
             self.unknown_kinds[phase] = self.unknown_kinds.get(phase, 0) + 1
-            step.raw.append(i)
+            step.raw += (i,)
 
     # model_request / model_response ---------------------------------------------------------------
     def _on_request(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
@@ -242,25 +267,30 @@ class RunStore:
         rid = str(p.get("request_id") or f"req@{i}")
         ex = self._exchange(step, rid)
         ex.request = i
-        step.requests.append(i)
+        step.requests += (i,)
         if p.get("model_id"):
             self.model_id = str(p["model_id"])
         view = p.get("view")
         if isinstance(view, dict) and isinstance(view.get("budget"), dict):
             budget = view["budget"]
             used = budget.get("used") if isinstance(budget.get("used"), dict) else {}
-            step.budget = {
-                "max_units": budget.get("max_units"),
-                "unit": budget.get("unit", "units"),
-                "used": {k: _int(used.get(k)) for k in used},
-                "available_units": budget.get("available_units"),
-            }
+            names = tuple(str(k) for k in used)
+            step.budget = Budget(
+                max_units=_int(budget.get("max_units")),
+                unit=sys.intern(str(budget.get("unit") or "units")),
+                names=_NAMES.setdefault(names, names),
+                units=tuple(_int(v) for v in used.values()),
+                available_units=budget.get("available_units")
+                if isinstance(budget.get("available_units"), int)
+                else None,
+            )
             step.used_units = sum(_int(v) for v in used.values())
 
     def _on_response(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         rid = str(p.get("request_id") or f"req@{i}")
         ex = self._exchange(step, rid)
         ex.response = i
+        self.exchange_by_id.pop(rid, None)  # answered: only unanswered requests are looked up
         usage = p.get("usage") if isinstance(p.get("usage"), dict) else {}
         tokens = _int(usage.get("total_tokens")) or _int(usage.get("prompt_tokens")) + _int(
             usage.get("completion_tokens")
@@ -281,15 +311,15 @@ class RunStore:
 
     def _on_tool_call(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         ex = self._last_exchange(step, i)
-        ex.tool_calls.append(i)
-        self._by_call[str(p.get("call_id"))] = self.exchange_by_id[ex.exchange_id]
+        ex.tool_calls += (i,)
+        self._by_call[str(p.get("call_id"))] = ex.number - 1
         if not step.action:
             step.action = format_action({"name": p.get("tool", "?"), "args": p.get("args")})
 
     def _on_tool_result(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        pos = self._by_call.get(str(p.get("call_id")))
+        pos = self._by_call.pop(str(p.get("call_id")), None)  # answered: the id is not needed again
         ex = self.exchanges[pos] if pos is not None else self._last_exchange(step, i)
-        ex.tool_results.append(i)
+        ex.tool_results += (i,)
         if p.get("ok") is False:
             step.ok = False
             step.error = short(f"{p.get('tool', 'tool')}: {p.get('error')}", 80)
@@ -304,9 +334,9 @@ class RunStore:
             return
         ex = self.exchanges.pop()
         if step.exchanges and step.exchanges[-1] == pos:
-            step.exchanges.pop()
+            step.exchanges = step.exchanges[:-1]
         if ex.request is not None and ex.request in step.requests:
-            step.requests.remove(ex.request)
+            step.requests = tuple(r for r in step.requests if r != ex.request)
 
     # upstream phases: DECIDE model_input/model_output/decision_ready, ACT action_results ----------
     def _on_decide(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
@@ -315,7 +345,7 @@ class RunStore:
             return
         if stage == "model_input":
             self._exchange(step, f"decide@{step.step}").request = i
-            step.requests.append(i)
+            step.requests += (i,)
         elif stage == "model_output":
             self._exchange(step, f"decide@{step.step}").response = i
         elif stage == "decision_ready":
@@ -327,7 +357,8 @@ class RunStore:
 
     def _on_act(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         if p.get("stage") == "action_results" and not self._native_requests:
-            self._last_exchange(step, i).tool_results.append(i)
+            ex = self._last_exchange(step, i)
+            ex.tool_results += (i,)
             for inv in p.get("tool_invocations") or []:
                 if isinstance(inv, dict) and inv.get("status") not in (None, "success"):
                     step.ok = False
@@ -347,15 +378,15 @@ class RunStore:
         self.stop_reason = p.get("stop_reason") or self.stop_reason
 
     def _on_memory(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        step.memory.append(i)
+        step.memory += (i,)
         self.memory_ops += 1
 
     def _on_skill(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        step.skills.append(i)
+        step.skills += (i,)
         self.skill_ops += 1
 
     def _on_pause(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        step.pauses.append(i)
+        step.pauses += (i,)
         policy = str(p.get("policy_id") or "?")
         pending = p.get("pending_actions")
         self.pause = PauseInfo(
@@ -369,12 +400,12 @@ class RunStore:
         self.status = STATUS_PAUSED
 
     def _on_resume(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        step.pauses.append(i)
+        step.pauses += (i,)
         self.pause = None
         self.status = STATUS_RUNNING
 
     def _on_error(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        step.errors.append(i)
+        step.errors += (i,)
         self.error_count += 1
         step.ok = False
         step.error = short(f"{p.get('category', 'error')}: {p.get('message', ev.error)}", 80)

@@ -34,7 +34,8 @@ def test_budget_exchanges_memory_skills_and_pause_are_indexed() -> None:
     events = list(synthetic_events(6))
     store = _fold(events)
     s3 = store.steps[3]
-    assert s3.budget is not None and s3.budget["max_units"] == 4000
+    assert s3.budget is not None and s3.budget.max_units == 4000 and s3.budget.unit == "chars"
+    assert dict(s3.budget.used)["context"] == 320 and s3.budget.available_units == 4000 - s3.budget.used_total
     assert s3.used_units == 300 + 120 + (200 + 120) + 300
     assert store.used_series()[0] == 300 + 120 + 200
     assert len(store.exchanges) == 6
@@ -76,7 +77,7 @@ def test_unknown_kinds_are_kept_raw() -> None:
     ]
     store = _fold(events)
     assert store.unknown_kinds == {"weird_kind": 1}
-    assert store.steps[0].raw == [1]
+    assert store.steps[0].raw == (1,)
 
 
 def test_exchanges_until_limits_and_counts_earlier_ones() -> None:

@@ -32,10 +32,10 @@ class BudgetPane(Pane):
                 Text(f"step {step.step}: no budget recorded for this request", style="dim"),
                 self._legend(),
             )
-        unit = budget.get("unit") or "units"
-        max_units = int(budget.get("max_units") or 0)
-        used = budget.get("used") or {}
-        used_total = sum(used.values())
+        unit = budget.unit
+        max_units = budget.max_units
+        used = dict(budget.used)
+        used_total = budget.used_total
         width = max(6, self.scrollable_content_region.width - 22)
         lines = [totals, kv(f"step {step.step} max", f"{max_units} {unit}")]
         for name in [*BUDGET_CATEGORIES, *(k for k in used if k not in BUDGET_CATEGORIES)]:
@@ -46,7 +46,8 @@ class BudgetPane(Pane):
         total_line = Text(f"{'used':<13}{used_total:>7} ", style="bold")
         total_line.append(bar(used_total, max_units, width))
         lines.append(total_line)
-        lines.append(kv(f"{'available':<13}", f"{budget.get('available_units'):>6}", style="green bold"))
+        available = "?" if budget.available_units is None else budget.available_units
+        lines.append(kv(f"{'available':<13}", f"{available:>6}", style="green bold"))
         lines.append(self._legend())
         return Group(*lines)
 

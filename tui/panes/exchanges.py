@@ -217,7 +217,7 @@ class ExchangesPane(Pane):
         """The exchange's messages, answer, tool calls and results (undimmed; see render_step)."""
         dim = False
         lines: list[RenderableType] = []
-        indices = [i for i in (ex.request, ex.response) if i is not None] + ex.tool_calls + ex.tool_results
+        indices = [*(i for i in (ex.request, ex.response) if i is not None), *ex.tool_calls, *ex.tool_results]
         if self.raw:
             for i in sorted(indices):
                 lines.extend(self._block("event", as_text(self.store.load(i).to_dict()), "blue", dim))

@@ -53,6 +53,9 @@ PANES: tuple[type[Pane], ...] = (
 )
 FIRST_PAINT_EVENTS = 400  # folded before the first frame; the rest folds in the background
 FOLD_CHUNK = 2000
+FOLD_BACKLOG = 6000  # parsed events allowed to wait for the UI thread (memory bound)
+FOLD_YIELD_EVERY = 256
+QUIET_SECONDS = 0.25  # how long the background fold steps aside after a navigation key
 FLUSH_SECONDS = 0.05  # the shortest time between two flushes of folded events to the screen
 FLUSH_MAX_SECONDS = 1.0
 FLUSH_COST_FACTOR = 20  # UI CPU per flush x this = the wait before the next one (UI share <= 5 %)
@@ -118,6 +121,7 @@ class RunScreen(Screen[None]):
         self._flush_delay = FLUSH_SECONDS
         self._last_flush = 0.0
         self._cpu_mark = 0.0
+        self._quiet_until = 0.0
         self._follow = True
         self._engine_running = False
 
@@ -177,6 +181,10 @@ class RunScreen(Screen[None]):
     # an event after a quiet spell (a slow model call) is shown at once. Keys never wait for this.
     @on(EventsAvailable)
     def _events_available(self) -> None:
+        if self.replay is not None and self._drain():
+            # Replay folds as the reader delivers (cheap; bounds what waits in the feed); only
+            # showing the new state is paced like a live run's.
+            self._dirty = True
         if time.perf_counter() - self._last_flush >= self._flush_delay:
             self._flush()
 
@@ -250,6 +258,10 @@ class RunScreen(Screen[None]):
         index = start
         for event in self.reader.events(start):
             chunk.append(event)
+            if len(chunk) % FOLD_YIELD_EVERY == 0:
+                # Keys first: while the user navigates, the fold steps aside (it holds the GIL).
+                while time.monotonic() < self._quiet_until and not worker.is_cancelled:
+                    time.sleep(0.01)
             if len(chunk) >= FOLD_CHUNK:
                 if worker.is_cancelled:
                     return
@@ -257,6 +269,9 @@ class RunScreen(Screen[None]):
                 index += len(chunk)
                 chunk = []
                 self.post_message(FoldProgress(index, total))
+                # Back-pressure: parsed events are big; never let many wait for the UI thread.
+                while self.feed.pending > FOLD_BACKLOG and not worker.is_cancelled:
+                    time.sleep(0.005)
         self.feed.push(chunk, index)
         self.post_message(FoldFinished(index + len(chunk)))
 
@@ -382,6 +397,7 @@ class RunScreen(Screen[None]):
 
     # ---- navigation --------------------------------------------------------------------------
     def _select(self, pos: int) -> None:
+        self._quiet_until = time.monotonic() + QUIET_SECONDS
         n = len(self.store.steps)
         if n == 0:
             return
