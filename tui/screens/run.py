@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 import traceback
 from pathlib import Path
@@ -55,7 +56,7 @@ FIRST_PAINT_EVENTS = 400  # folded before the first frame; the rest folds in the
 FOLD_CHUNK = 2000
 FOLD_BACKLOG = 6000  # parsed events allowed to wait for the UI thread (memory bound)
 FOLD_YIELD_EVERY = 256
-QUIET_SECONDS = 0.25  # how long the background fold steps aside after a navigation key
+QUIET_SECONDS = 0.03  # how long the background fold steps aside after a navigation key
 FLUSH_SECONDS = 0.05  # the shortest time between two flushes of folded events to the screen
 FLUSH_MAX_SECONDS = 1.0
 FLUSH_COST_FACTOR = 20  # UI CPU per flush x this = the wait before the next one (UI share <= 5 %)
@@ -258,10 +259,11 @@ class RunScreen(Screen[None]):
         index = start
         for event in self.reader.events(start):
             chunk.append(event)
-            if len(chunk) % FOLD_YIELD_EVERY == 0:
-                # Keys first: while the user navigates, the fold steps aside (it holds the GIL).
-                while time.monotonic() < self._quiet_until and not worker.is_cancelled:
-                    time.sleep(0.01)
+            if len(chunk) % FOLD_YIELD_EVERY == 0 and time.monotonic() < self._quiet_until:
+                # Keys first: after a navigation key the fold steps aside once, long enough for
+                # the screen to answer (it holds the GIL otherwise); then it goes on, so holding
+                # a key down never stops it.
+                time.sleep(QUIET_SECONDS)
             if len(chunk) >= FOLD_CHUNK:
                 if worker.is_cancelled:
                     return
@@ -277,12 +279,16 @@ class RunScreen(Screen[None]):
 
     @on(FoldProgress)
     def _progress(self, message: FoldProgress) -> None:
+        gc.freeze()  # see _fold_done: what was folded so far stays; spare it the cyclic GC
         pct = 100 * message.done // max(1, message.total)
         self.query_one(RunHeader).progress = f"folding {pct}% ({message.done}/{message.total} events)"
 
     @on(FoldFinished)
     def _fold_done(self, message: FoldFinished) -> None:
         self.query_one(RunHeader).progress = ""
+        # The fold's summaries live as long as the screen: keep the cyclic GC from walking them
+        # again and again (a full collection over a big trace's summaries stalls keys).
+        gc.freeze()
 
     # ---- live engine --------------------------------------------------------------------------
     def _sink(self, event: Any) -> None:
