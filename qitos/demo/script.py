@@ -85,7 +85,7 @@ TURNS: tuple[ScriptedTurn, ...] = (
     ScriptedTurn(
         "Everything is verified and recorded.",
         final="Fixed calc.add (it subtracted instead of adding); the checks pass; "
-        f"published skill {SKILL_NAME} v1 and its revision v2.",
+        f"published the skill {SKILL_NAME} and a revision of it.",
     ),
 )
 
