@@ -329,6 +329,10 @@ async def _live(base: Path, steps: int) -> tuple[float, int]:
     live = LiveRun(_bench_agent(steps), "count", trace_dir=base)
     app = make_app(live=live)
     async with app.run_test(size=SIZE) as pilot:
+        # Wait without driving the app (a pilot pause loop would cost the UI thread CPU itself).
+        await asyncio.sleep(0.2)
+        while app.screen.engine_running:
+            await asyncio.sleep(0.05)
         await settle(pilot)
         done = len(app.screen.store.steps)
     return live.engine_seconds, done

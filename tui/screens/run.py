@@ -163,7 +163,7 @@ class RunScreen(Screen[None]):
         if self.live is not None:
             self._engine_running = True
             # Start once the screen is up: the first frame would otherwise compete with the run.
-            self.call_after_refresh(self.run_engine, False)
+            self.call_after_refresh(self._start_engine)
 
     def on_resize(self) -> None:
         self._apply_size()
@@ -295,6 +295,12 @@ class RunScreen(Screen[None]):
         assert isinstance(self.store.source, ListSource)
         self.store.source.append(event)
         self.feed.push([event])
+
+    def _start_engine(self) -> None:
+        # The app's widgets live as long as the run: freeze them out of the cyclic GC, which the
+        # Engine's allocations would otherwise make walk the whole UI again and again.
+        gc.freeze()
+        self.run_engine(resume=False)
 
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="running the agent")
     def run_engine(self, resume: bool) -> None:

@@ -60,11 +60,14 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         self.matches: set[int] = set()
 
     def _sync_size(self) -> None:
-        # Rounded up once the list scrolls: a growing run must not ask the whole screen for a new
-        # layout at every step (and a short list stays exact, without a scrollbar).
+        # Rounded up: a growing run must not ask the whole screen for a new layout at every step.
+        # While every row fits, scrolling (and its scrollbar) is off instead.
         rows = len(self.store.steps)
-        height = self.scrollable_content_region.height
-        self.virtual_size = Size(self.size.width, rows if rows <= height else quantize(rows, 64))
+        fits = rows <= self.scrollable_content_region.height
+        overflow = "hidden" if fits else "auto"
+        if self.styles.overflow_y != overflow:
+            self.styles.overflow_y = overflow
+        self.virtual_size = Size(self.size.width, quantize(rows, 64))
 
     def watch_revision(self) -> None:
         self._sync_size()
