@@ -97,6 +97,18 @@ class Pane:
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
 
 
+class TmuxServer:
+    """Keeps one idle session open so the tmux server does not exit (and restart) between panes."""
+
+    def __enter__(self) -> TmuxServer:
+        self.name = f"bench-keep-{uuid.uuid4().hex[:8]}"
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "sleep 7200"], check=True)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
 def peak_rss_mb(pid: int) -> float:
     """The process's peak resident set size so far (VmHWM), in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -375,6 +387,7 @@ def main() -> int:
     work = Path(work_ctx.name if work_ctx else args.work)
     work.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("TERM", "xterm-256color")
+    keeper = TmuxServer().__enter__() if shutil.which("tmux") else None
     try:
         print("replay, ~100 MB:")
         big = trace(work, "trace100mb", STEPS_100MB, PAD_100MB)
@@ -390,6 +403,8 @@ def main() -> int:
         print("live:")
         bench_live(200, args.runs)
     finally:
+        if keeper is not None:
+            keeper.__exit__()
         if work_ctx is not None:
             work_ctx.cleanup()
     return 0
