@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from pathlib import Path
 
 import pytest
@@ -26,13 +24,3 @@ def global_root(tmp_path: Path) -> Path:
 def skills_db(tmp_path: Path) -> Path:
     """A skill database (namespace "demo") with three skills, one revised twice, one deprecated."""
     return build_skills_db(tmp_path / "skills.db")
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
-    """Run ``async def`` tests here in a fresh event loop (no asyncio plugin in the test stack)."""
-    if not inspect.iscoroutinefunction(pyfuncitem.obj):
-        return None
-    names = pyfuncitem._fixtureinfo.argnames
-    asyncio.run(pyfuncitem.obj(**{name: pyfuncitem.funcargs[name] for name in names}))
-    return True

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,16 +30,6 @@ def runs_folder(tmp_path: Path) -> Path:
     with (broken / "events.jsonl").open("a", encoding="utf-8") as out:
         out.write('{"run_id": "run_b", "step_id": 4, "phase": "tool_res')  # killed mid-write
     return folder
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
-    """Run ``async def`` tests here in a fresh event loop (no asyncio plugin in the test stack)."""
-    if not inspect.iscoroutinefunction(pyfuncitem.obj):
-        return None
-    names = pyfuncitem._fixtureinfo.argnames
-    asyncio.run(pyfuncitem.obj(**{name: pyfuncitem.funcargs[name] for name in names}))
-    return True
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from tui.browsers.skills_browser import SkillList, SkillsBrowser
 from tui.panes.base import Pane
 from tui.store import RunStore, StepSummary
 
-__all__ = ["MemoryBrowserPane", "SkillsBrowserPane", "memory_pane", "skills_pane"]
+__all__ = ["MemoryBrowserPane", "SkillsBrowserPane", "memory_pane", "run_panes", "skills_pane"]
 
 EMBED_CSS = """
 {name} {{ overflow: hidden hidden; padding: 0; layout: vertical; }}
@@ -134,3 +134,24 @@ def memory_pane(memory_dir: str | Path, *, global_dir: str | Path | None = None)
 def skills_pane(db_path: str | Path, *, namespace: str | None = None) -> type[SkillsBrowserPane]:
     """A SkillsBrowserPane class bound to a skill database (and optionally a namespace)."""
     return type("SkillsBrowserPane", (SkillsBrowserPane,), {"DB_PATH": Path(db_path), "NAMESPACE": namespace})
+
+
+def run_panes(
+    *,
+    memory_dir: str | Path | None = None,
+    global_dir: str | Path | None = None,
+    skills_db: str | Path | None = None,
+    namespace: str | None = None,
+) -> tuple[type[Pane], ...]:
+    """The run screen's six panes, with Memory / Skills showing the stores on disk where they are known."""
+    from tui.screens.run import PANES
+
+    chosen: list[type[Pane]] = []
+    for pane in PANES:
+        if pane.TITLE == "Memory" and memory_dir is not None:
+            chosen.append(memory_pane(memory_dir, global_dir=global_dir))
+        elif pane.TITLE == "Skills" and skills_db is not None:
+            chosen.append(skills_pane(skills_db, namespace=namespace))
+        else:
+            chosen.append(pane)
+    return tuple(chosen)

@@ -129,7 +129,26 @@ class SkillsBrowser(Vertical):
             resolved = resolve_namespace(self.db_path, self.namespace)
         except SkillsOpenError as exc:
             self._fail(str(exc))
+            if self.watch_files and self.db_path.parent.is_dir():
+                # A run that has not published yet: open the library once its first skill lands.
+                self._wait_for_skills()
             return
+        self._resolved(resolved)
+
+    @work(exclusive=True, group="skills-wait", exit_on_error=False, description="waiting for skills")
+    async def _wait_for_skills(self) -> None:
+        """Watch the database until the namespace can be resolved, then open it as on mount."""
+        async for _changes in watch([self.db_path.parent], sqlite_filter(self.db_path), self._stop):
+            try:
+                resolved = resolve_namespace(self.db_path, self.namespace)
+            except SkillsOpenError:
+                continue
+            self.error = None
+            self._resolved(resolved)
+            return
+
+    def _resolved(self, resolved: str | list[str]) -> None:
+        """Open the resolved namespace, or ask which one when the database holds several."""
         if isinstance(resolved, list):
 
             def picked(namespace: str | None) -> None:
