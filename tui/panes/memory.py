@@ -26,7 +26,10 @@ class MemoryPane(Pane):
             p = ev.payload
             if ev.phase == "memory_recall":
                 parts.append(
-                    Text(f"recall [{p.get('namespace', '')}] {short(p.get('query', ''), 50)}", style="cyan")
+                    Text(
+                        f"recall [{p.get('namespace', '')}] {short(p.get('query') or 'everything', 50)}",
+                        style="cyan",
+                    )
                 )
                 for rec in p.get("records") or []:
                     if isinstance(rec, dict):
