@@ -1,66 +1,64 @@
-"""QitOS: the agent framework core (Engine, tools, context, memory, tracing)."""
+"""QitOS: the agent framework core (Engine, tools, context, memory, tracing).
+
+The root exports are loaded on first use: importing one submodule (``qitos.trace.events`` in the
+TUI's first paint, say) does not pay for the whole Engine.
+"""
 
 from __future__ import annotations
 
-from qitos.core.action import Action, ActionKind
-from qitos.core.agent_module import AgentModule
-from qitos.core.decision import Decision
-from qitos.core.env import Env, EnvSpec
-from qitos.core.errors import (
-    ErrorCategory,
-    ModelExecutionError,
-    ParseExecutionError,
-    QitosRuntimeError,
-    RuntimeErrorInfo,
-    StateExecutionError,
-    SystemExecutionError,
-    ToolExecutionError,
-)
-from qitos.core.history import History, HistoryMessage, HistoryPolicy
-from qitos.core.memory import Memory, MemoryRecord
-from qitos.core.state import StateSchema
-from qitos.core.stop_reason import StopReason
-from qitos.core.task import Task, TaskBudget, TaskResource, TaskResult
-from qitos.core.tool import ToolPermission, tool
-from qitos.core.tool_registry import ToolRegistry
-from qitos.engine.async_engine import AsyncEngine
-from qitos.engine.engine import Engine
-from qitos.engine.result import EngineResult
-from qitos.engine.stream import EngineEvent, EngineEventType, EventStream
+import importlib
+from typing import Any
 
-__all__ = [
-    "Action",
-    "ActionKind",
-    "AgentModule",
-    "AsyncEngine",
-    "Decision",
-    "Engine",
-    "EngineEvent",
-    "EngineEventType",
-    "EngineResult",
-    "Env",
-    "EnvSpec",
-    "ErrorCategory",
-    "EventStream",
-    "History",
-    "HistoryMessage",
-    "HistoryPolicy",
-    "Memory",
-    "MemoryRecord",
-    "ModelExecutionError",
-    "ParseExecutionError",
-    "QitosRuntimeError",
-    "RuntimeErrorInfo",
-    "StateExecutionError",
-    "StateSchema",
-    "StopReason",
-    "SystemExecutionError",
-    "Task",
-    "TaskBudget",
-    "TaskResource",
-    "TaskResult",
-    "ToolExecutionError",
-    "ToolPermission",
-    "ToolRegistry",
-    "tool",
-]
+# Each root export and the module that defines it.
+_EXPORTS: dict[str, str] = {
+    "Action": "qitos.core.action",
+    "ActionKind": "qitos.core.action",
+    "AgentModule": "qitos.core.agent_module",
+    "Decision": "qitos.core.decision",
+    "Env": "qitos.core.env",
+    "EnvSpec": "qitos.core.env",
+    "ErrorCategory": "qitos.core.errors",
+    "ModelExecutionError": "qitos.core.errors",
+    "ParseExecutionError": "qitos.core.errors",
+    "QitosRuntimeError": "qitos.core.errors",
+    "RuntimeErrorInfo": "qitos.core.errors",
+    "StateExecutionError": "qitos.core.errors",
+    "SystemExecutionError": "qitos.core.errors",
+    "ToolExecutionError": "qitos.core.errors",
+    "History": "qitos.core.history",
+    "HistoryMessage": "qitos.core.history",
+    "HistoryPolicy": "qitos.core.history",
+    "Memory": "qitos.core.memory",
+    "MemoryRecord": "qitos.core.memory",
+    "StateSchema": "qitos.core.state",
+    "StopReason": "qitos.core.stop_reason",
+    "Task": "qitos.core.task",
+    "TaskBudget": "qitos.core.task",
+    "TaskResource": "qitos.core.task",
+    "TaskResult": "qitos.core.task",
+    "ToolPermission": "qitos.core.tool",
+    "tool": "qitos.core.tool",
+    "ToolRegistry": "qitos.core.tool_registry",
+    "AsyncEngine": "qitos.engine.async_engine",
+    "Engine": "qitos.engine.engine",
+    "EngineResult": "qitos.engine.result",
+    "EngineEvent": "qitos.engine.stream",
+    "EngineEventType": "qitos.engine.stream",
+    "EventStream": "qitos.engine.stream",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """Load a root export from its module the first time it is asked for."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'qitos' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
