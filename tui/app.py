@@ -32,12 +32,14 @@ class QitosApp(App[int]):
         live: LiveRun | None = None,
         error: tuple[str, str] | None = None,
         export_dir: Path | None = None,
+        follow: bool = False,
     ) -> None:
         super().__init__()
         self.replay_path = replay
         self.live = live
         self.error = error
         self.export_dir = export_dir
+        self.follow = follow  # replay --follow: follow the trace while another process writes it
 
     def get_default_screen(self) -> Screen[Any]:
         """The run itself when there is one: no blank screen is drawn before it (first paint)."""
@@ -114,7 +116,9 @@ class QitosApp(App[int]):
         model = manifest.get("model_id")
         store.model_id = str(model) if model else ""
         store.declared_tokens = manifest_tokens(manifest)
-        return RunScreen(store, replay=run_dir, export_dir=self.export_dir, from_list=from_list)
+        screen = RunScreen(store, replay=run_dir, export_dir=self.export_dir, from_list=from_list)
+        screen.follow_writes = self.follow
+        return screen
 
     async def action_quit_app(self) -> None:
         """Quit; a live run asks first."""
@@ -131,6 +135,7 @@ def make_app(
     live: LiveRun | None = None,
     error: tuple[str, str] | None = None,
     export_dir: str | Path | None = None,
+    follow: bool = False,
 ) -> QitosApp:
     """The one way to build the app: the CLI and the tests both call this."""
     return QitosApp(
@@ -138,4 +143,5 @@ def make_app(
         live=live,
         error=error,
         export_dir=Path(export_dir) if export_dir is not None else None,
+        follow=follow,
     )

@@ -54,6 +54,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("path", metavar="PATH", help="a run directory, or a folder holding run directories")
     replay.add_argument("--export-dir", help="where `e` writes exported requests (default: current folder)")
+    replay.add_argument(
+        "--follow",
+        action="store_true",
+        help="follow the run while another process writes it: new events show as they are written, "
+        "until the run finishes (a run still being written is followed anyway)",
+    )
     return parser
 
 
@@ -75,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "replay":
         from tui.app import make_app
 
-        return _run_app(make_app(replay=args.path, export_dir=args.export_dir))
+        return _run_app(make_app(replay=args.path, export_dir=args.export_dir, follow=args.follow))
     if args.command == "demo":
         from qitos.demo import TASK, build_agent
 

@@ -67,3 +67,12 @@ class ReaderOpened(Message):
 
     reader: Any
     problem: str | None
+
+
+@dataclass
+class FollowUpdate(Message):
+    """The followed run's status after new events landed; ``done`` once following has stopped."""
+
+    status: str
+    done: bool = False
+    problem: str | None = None

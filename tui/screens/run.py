@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import time
 import traceback
@@ -19,10 +20,12 @@ from textual.widgets import Footer, Tab, Tabs
 from textual.worker import get_current_worker
 
 from tui.feed import EventFeed
+from tui.follow import follow_run
 from tui.messages import (
     EventsAvailable,
     FoldFinished,
     FoldProgress,
+    FollowUpdate,
     ReaderOpened,
     RunCrashed,
     RunReturned,
@@ -125,6 +128,12 @@ class RunScreen(Screen[None]):
         self._quiet_until = 0.0
         self._follow = True
         self._engine_running = False
+        # Replay: follow the trace as another process writes it even if it is not running now
+        # (`replay --follow`; set by the app). A running run is followed anyway.
+        self.follow_writes = False
+        self.following = False
+        self.follow_result: str | None = None  # the status following ended with
+        self._follow_stop = asyncio.Event()
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -218,7 +227,7 @@ class RunScreen(Screen[None]):
     def _flush_now(self) -> None:
         self._dirty = False
         last = max(0, len(self.store.steps) - 1)
-        if self.live is not None and self._follow:
+        if (self.live is not None or self.following) and self._follow:
             self.selected = last
         self.revision += 1
 
@@ -249,6 +258,8 @@ class RunScreen(Screen[None]):
         self.revision += 1
         if len(reader) > head:
             self.fold_trace(head)
+        else:
+            self._start_follow(head)
 
     @work(thread=True, exclusive=True, group="fold", exit_on_error=False, description="folding the trace")
     def fold_trace(self, start: int) -> None:
@@ -289,6 +300,51 @@ class RunScreen(Screen[None]):
         # The fold's summaries live as long as the screen: keep the cyclic GC from walking them
         # again and again (a full collection over a big trace's summaries stalls keys).
         gc.freeze()
+        self._start_follow(message.total)
+
+    # ---- following a trace that is still being written ----------------------------------------
+    def _start_follow(self, start: int) -> None:
+        # Only once everything indexed so far is folded: the follow hands over from event `start`.
+        from qitos.trace.events import STATUS_RUNNING
+
+        if self.reader is None or not (self.follow_writes or self.reader.status == STATUS_RUNNING):
+            return
+        self.following = True
+        self.query_one(RunHeader).following = True
+        self._flush_now()  # like a live run, the selection keeps to the newest step
+        self.follow_trace(start)
+
+    @work(exclusive=True, group="follow", exit_on_error=False, description="following the trace")
+    async def follow_trace(self, start: int) -> None:
+        """Fold events another process appends to the trace, until the run is finished."""
+        end = await follow_run(
+            self.reader,
+            start,
+            deliver=self.feed.push,  # the same feed and fold as the background fold's
+            on_status=lambda status: self.post_message(FollowUpdate(status)),
+            stop_event=self._follow_stop,
+        )
+        self.post_message(FollowUpdate(end.status, done=True, problem=end.problem))
+
+    @on(FollowUpdate)
+    def _follow_update(self, message: FollowUpdate) -> None:
+        changed = message.status != self.store.declared_status
+        self.store.declared_status = message.status
+        if message.problem:
+            self.notices.append(message.problem)
+        if message.done:
+            self.follow_result = message.status
+            self.following = False
+            self.query_one(RunHeader).following = False
+        if changed or message.done:
+            # Posted after the events that led to it, which wait in the feed: show them with it
+            # (new events alone are shown at the feed's own pace).
+            self._drain()
+            self._flush_now()
+
+    def on_unmount(self) -> None:
+        # The watcher waits on a thread that only the stop event ends promptly.
+        self._follow_stop.set()
 
     # ---- live engine --------------------------------------------------------------------------
     def _sink(self, event: Any) -> None:
@@ -538,6 +594,7 @@ class RunScreen(Screen[None]):
         if self.from_list:
             self.workers.cancel_group(self, "fold")
             self.workers.cancel_group(self, "reader")
+            self._follow_stop.set()
             self.dismiss(None)
 
     async def request_quit(self) -> None:

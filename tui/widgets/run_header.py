@@ -30,6 +30,8 @@ class RunHeader(Static):
     """Bumped whenever the store changes."""
     progress: reactive[str] = reactive("")
     """Background work in progress (the replay fold), shown at the end of the line."""
+    following: reactive[bool] = reactive(False)
+    """A replay that follows its trace as another process writes it (shown beside the status)."""
 
     def __init__(self, store: RunStore, *, id: str | None = None) -> None:
         super().__init__("", id=id)
@@ -42,6 +44,8 @@ class RunHeader(Static):
         line.append(store.run_id or "(no run id yet)", style="bold")
         line.append("  ")
         line.append(f"● {status}", style=STATUS_STYLES.get(status, "bold"))
+        if self.following:
+            line.append(" (following)", style=STATUS_STYLES.get(status, "bold"))
         n = len(store.steps)
         i = min(self.selected, n - 1) + 1 if n else 0
         line.append(f"  step {i} of {n}", style="bold")

@@ -1,0 +1,196 @@
+"""Follow mode: a replay shows what another process appends to the trace, then the run's final status."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from qitos.trace.events import STATUS_INTERRUPTED
+from qitos.trace.reader import TraceReader
+from tui.app import make_app
+from tui.cli import _parser
+from tui.follow import follow_run
+from tui.screens.run import RunScreen
+from tui.widgets.run_header import RunHeader
+
+STEPS = 8
+HEAD_STEPS = 2  # steps written before the app opens the run
+WAIT = 15.0  # seconds: generous for a shared 2-core machine; the waits end as soon as the state is there
+
+# Another process writing a run through the real TraceWriter: the first steps, then (on a line on
+# stdin) the rest slowly, then the final manifest. No run_end event: the final status can only come
+# from the manifest, so the test shows that the status is re-read.
+WRITER = """
+import sys, time
+from qitos.trace.writer import TraceWriter
+from tui.synthetic import synthetic_events
+
+out, run_id, steps, head_steps, delay, final = sys.argv[1:7]
+writer = TraceWriter(out, run_id=run_id, clock=lambda: "2026-01-01T00:00:00+00:00")
+events = list(synthetic_events(int(steps), run_id=run_id, pause_at=None, end=False))
+head = [e for e in events if e.step_id < int(head_steps)]
+for event in head:
+    writer.write_event(event)
+writer.update_manifest(model_id="scripted-1")
+print("ready", flush=True)
+sys.stdin.readline()
+for event in events[len(head):]:
+    writer.write_event(event)
+    time.sleep(float(delay))
+if final == "kill":
+    print("writing", flush=True)
+    time.sleep(60)  # killed by the test: the lock goes, the manifest still says running
+writer.finalize(status=final, summary={"stop_reason": "final_result", "steps": int(steps)})
+print("done", flush=True)
+"""
+
+
+@contextmanager
+def _writer(
+    out: Path, run_id: str, *, delay: float, final: str = "completed"
+) -> Iterator[subprocess.Popen[str]]:
+    """The writer process, once the head of its run is on disk; killed on the way out."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(out), run_id, str(STEPS), str(HEAD_STEPS), str(delay), final],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    try:
+        assert proc.stdout.readline().strip() == "ready"  # the head is on disk, the writer holds the lock
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+async def _wait_for(pilot: object, check: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {WAIT} s waiting for {what}")
+        await pilot.pause(0.02)  # type: ignore[attr-defined]
+
+
+async def _following(pilot: object, app: object) -> RunScreen:
+    """The replay's RunScreen, once it follows the trace."""
+    screen = app.screen  # type: ignore[attr-defined]
+    assert isinstance(screen, RunScreen)
+    await _wait_for(pilot, lambda: screen.following, "the replay to start following")
+    return screen
+
+
+def _header(app: object) -> str:
+    return app.screen.query_one(RunHeader).render().plain  # type: ignore[attr-defined]
+
+
+async def test_replay_follows_a_run_written_by_another_process_to_its_final_status(tmp_path: Path) -> None:
+    with _writer(tmp_path, "followed", delay=0.03) as proc:
+        # No --follow: the run is "running" and its writer alive, so the replay follows by itself.
+        app = make_app(replay=tmp_path / "followed")
+        async with app.run_test(size=(120, 30)) as pilot:
+            screen = await _following(pilot, app)
+            store = screen.store
+            assert len(store.steps) == HEAD_STEPS
+            assert store.display_status == "live"
+            assert f"● live (following)  step {HEAD_STEPS} of {HEAD_STEPS}" in _header(app)
+
+            assert proc.stdin is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            # The steps appear while the other process is still writing them.
+            await _wait_for(pilot, lambda: len(store.steps) > HEAD_STEPS, "a step written after opening")
+            seen_live = len(store.steps)
+            assert seen_live < STEPS and proc.poll() is None and "live (following)" in _header(app)
+
+            await _wait_for(pilot, lambda: not screen.following, "following to stop")
+            assert proc.wait(timeout=WAIT) == 0
+            assert store.declared_status == "completed" and store.display_status == "finished"
+            assert len(store.steps) == STEPS and store.event_count == len(TraceReader(tmp_path / "followed"))
+            header = _header(app)
+            assert "● finished" in header and "following" not in header
+            assert f"step {STEPS} of {STEPS}" in header  # the selection kept up with the tail
+            assert screen.follow_result == "completed"
+            assert not [w for w in screen.workers if w.group == "follow" and not w.is_finished]
+
+
+async def test_quitting_while_following_stops_the_watch_promptly(tmp_path: Path) -> None:
+    with _writer(tmp_path, "quit", delay=0.0) as proc:
+        app = make_app(replay=tmp_path / "quit")
+        async with app.run_test(size=(120, 30)) as pilot:
+            await _following(pilot, app)
+            started = time.monotonic()
+            await pilot.press("q")
+        # The writer never finished, yet the watcher thread did not hold the app open.
+        assert time.monotonic() - started < 2.0 and proc.poll() is None
+
+
+async def test_follow_flag_on_a_finished_run_stops_at_once(synthetic_run: Path) -> None:
+    app = make_app(replay=synthetic_run, follow=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen) and screen.follow_writes
+        started = time.monotonic()
+        await _wait_for(pilot, lambda: screen.follow_result is not None, "following to end")
+        # The follow ran (asked for) and ended by itself at once: the manifest already says completed.
+        assert screen.follow_result == "completed" and time.monotonic() - started < 2.0
+        assert not [w for w in screen.workers if w.group == "follow" and not w.is_finished]
+        assert not screen.following and "following" not in _header(app)
+        assert screen.store.display_status == "finished"
+
+
+async def test_finished_run_without_the_flag_is_not_followed(synthetic_run: Path) -> None:
+    app = make_app(replay=synthetic_run)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        await _wait_for(pilot, lambda: screen.reader is not None, "the trace to be indexed")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.2)  # a follow, had one started, would have ended by now (see the test above)
+        assert not screen.following and screen.follow_result is None
+        assert not [w for w in screen.workers if w.group == "follow"]
+
+
+async def test_follow_ends_interrupted_when_the_writer_dies_without_finalizing(tmp_path: Path) -> None:
+    stop = asyncio.Event()
+    with _writer(tmp_path, "killed", delay=0.0, final="kill") as proc:
+        reader = TraceReader(tmp_path / "killed")
+        start = len(reader)
+        seen: list[tuple[int, int]] = []
+        statuses: list[str] = []
+        task = asyncio.create_task(
+            follow_run(
+                reader,
+                start,
+                deliver=lambda events, first: seen.append((first, len(events))),
+                on_status=statuses.append,
+                stop_event=stop,
+            )
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        assert await asyncio.to_thread(proc.stdout.readline) == "writing\n"
+        proc.kill()  # no finalize: no file changes any more, only the lock is gone
+        proc.wait()
+        try:
+            end = await asyncio.wait_for(task, WAIT)
+        finally:
+            stop.set()
+    assert end.status == STATUS_INTERRUPTED and end.problem is None
+    assert statuses[-1] == STATUS_INTERRUPTED
+    # Every event arrived once, in order, right after what was already shown.
+    assert seen and seen[0][0] == start
+    assert all(a[0] + a[1] == b[0] for a, b in zip(seen, seen[1:], strict=False))
+    assert seen[-1][0] + seen[-1][1] == len(TraceReader(tmp_path / "killed"))
+
+
+def test_replay_has_a_follow_flag() -> None:
+    assert _parser().parse_args(["replay", "runs/x", "--follow"]).follow is True
+    assert _parser().parse_args(["replay", "runs/x"]).follow is False
