@@ -16,6 +16,7 @@ from tui.store import ListSource, RunStore
 
 if TYPE_CHECKING:
     from tui.live import LiveRun
+    from tui.panes.base import Pane
 
 
 class QitosApp(App[int]):
@@ -33,6 +34,7 @@ class QitosApp(App[int]):
         error: tuple[str, str] | None = None,
         export_dir: Path | None = None,
         follow: bool = False,
+        panes: tuple[type[Pane], ...] | None = None,
     ) -> None:
         super().__init__()
         self.replay_path = replay
@@ -40,13 +42,16 @@ class QitosApp(App[int]):
         self.error = error
         self.export_dir = export_dir
         self.follow = follow  # replay --follow: follow the trace while another process writes it
+        self.panes = panes
 
     def get_default_screen(self) -> Screen[Any]:
         """The run itself when there is one: no blank screen is drawn before it (first paint)."""
         from qitos.trace.reader import is_run_dir
 
         if self.error is None and self.live is not None:
-            return RunScreen(RunStore(ListSource()), live=self.live, export_dir=self.export_dir)
+            return RunScreen(
+                RunStore(ListSource()), live=self.live, export_dir=self.export_dir, panes=self.panes
+            )
         if self.error is None and self.replay_path is not None and is_run_dir(self.replay_path):
             return self.run_screen(self.replay_path, from_list=False)
         return super().get_default_screen()
@@ -116,7 +121,9 @@ class QitosApp(App[int]):
         model = manifest.get("model_id")
         store.model_id = str(model) if model else ""
         store.declared_tokens = manifest_tokens(manifest)
-        screen = RunScreen(store, replay=run_dir, export_dir=self.export_dir, from_list=from_list)
+        screen = RunScreen(
+            store, replay=run_dir, export_dir=self.export_dir, from_list=from_list, panes=self.panes
+        )
         screen.follow_writes = self.follow
         return screen
 
@@ -136,9 +143,25 @@ def make_app(
     error: tuple[str, str] | None = None,
     export_dir: str | Path | None = None,
     follow: bool = False,
+    memory_dir: str | Path | None = None,
+    global_dir: str | Path | None = None,
+    skills_db: str | Path | None = None,
+    namespace: str | None = None,
 ) -> QitosApp:
-    """The one way to build the app: the CLI and the tests both call this."""
+    """The one way to build the app: the CLI and the tests both call this.
+
+    With ``memory_dir`` / ``skills_db`` the Memory and Skills panes browse those stores live from
+    disk (beside what the run's events say); without them they show what the events carry.
+    """
+    panes = None
+    if memory_dir is not None or skills_db is not None:
+        from tui.browsers.panes import run_panes
+
+        panes = run_panes(
+            memory_dir=memory_dir, global_dir=global_dir, skills_db=skills_db, namespace=namespace
+        )
     return QitosApp(
+        panes=panes,
         replay=Path(replay) if replay is not None else None,
         live=live,
         error=error,

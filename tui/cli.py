@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     from tui.app import QitosApp
 
 DEFAULT_TRACE_DIR = "./runs"
+DEMO_MEMORY_DIR = ".qitos/memory"
+DEMO_SKILLS_DB = ".qitos/skills.db"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -29,6 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("agent_file", metavar="AGENT.py", help="a Python file that builds an agent (and a task)")
     run.add_argument("--task", help="the task to give the agent (overrides the file's TASK)")
     _common_run_args(run)
+    _store_args(run)
 
     demo = sub.add_parser(
         "demo",
@@ -45,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--workspace", help="folder for the demo project (default: a fresh temporary folder)")
     _common_run_args(demo)
+    _store_args(demo, memory_default=DEMO_MEMORY_DIR, skills_default=DEMO_SKILLS_DB)
 
     replay = sub.add_parser(
         "replay",
@@ -60,7 +64,50 @@ def _parser() -> argparse.ArgumentParser:
         help="follow the run while another process writes it: new events show as they are written, "
         "until the run finishes (a run still being written is followed anyway)",
     )
+    _store_args(replay)
+
+    memory = sub.add_parser(
+        "memory",
+        help="browse a Memdir memory root live from disk; delete a wrong record",
+        description="Browse the records of a Memdir memory root as they are on disk now (edits made "
+        "elsewhere show at once); d deletes the selected record after a confirmation.",
+    )
+    memory.add_argument("memory_dir", metavar="DIR", help="the memory root, e.g. .qitos/memory")
+    memory.add_argument(
+        "--global", dest="global_dir", metavar="DIR", help="a global memory root, shown read-only"
+    )
+
+    skills = sub.add_parser(
+        "skills",
+        help="browse every skill version in a SQLite skill library, with diffs",
+        description="Browse the skills of a SqliteToolLibrary database: versions, sources, diffs, "
+        "search; versions published by another process appear live.",
+    )
+    skills.add_argument("db", metavar="DB", help="the skill database, e.g. .qitos/skills.db")
+    skills.add_argument("--namespace", help="the namespace to show (default: the only one, else asked)")
     return parser
+
+
+def _store_args(
+    p: argparse.ArgumentParser, *, memory_default: str | None = None, skills_default: str | None = None
+) -> None:
+    """Where the Memory and Skills panes find the stores on disk (otherwise they show the events)."""
+    p.add_argument(
+        "--memory",
+        metavar="DIR",
+        default=memory_default,
+        help="a Memdir memory root for the Memory pane to browse live"
+        + (f" (default {memory_default})" if memory_default else ""),
+    )
+    p.add_argument("--global-memory", metavar="DIR", help="a global memory root, shown read-only")
+    p.add_argument(
+        "--skills",
+        metavar="DB",
+        default=skills_default,
+        help="a skill database for the Skills pane to browse live"
+        + (f" (default {skills_default})" if skills_default else ""),
+    )
+    p.add_argument("--namespace", help="the skill namespace (default: the only one, else asked)")
 
 
 def _common_run_args(p: argparse.ArgumentParser) -> None:
@@ -78,15 +125,25 @@ def _common_run_args(p: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit status."""
     args = _parser().parse_args(argv)
+    if args.command == "memory":
+        from tui.browsers import make_memory_app
+
+        return _run_app(make_memory_app(args.memory_dir, global_dir=args.global_dir))
+    if args.command == "skills":
+        from tui.browsers import make_skills_app
+
+        return _run_app(make_skills_app(args.db, namespace=args.namespace))
     if args.command == "replay":
         from tui.app import make_app
 
-        return _run_app(make_app(replay=args.path, export_dir=args.export_dir, follow=args.follow))
+        return _run_app(
+            make_app(replay=args.path, export_dir=args.export_dir, follow=args.follow, **_store_options(args))
+        )
     if args.command == "demo":
         from qitos.demo import TASK, build_agent
 
         try:
-            agent = build_agent(workspace=args.workspace)
+            agent = build_agent(workspace=args.workspace, memory_dir=args.memory, skills_db=args.skills)
         except Exception as exc:  # a broken demo setup is reported, not dumped as a traceback
             return _report_error(args, "The demo agent could not be built", f"{type(exc).__name__}: {exc}")
         return _run_agent(args, agent, TASK, step_delay=args.step_delay)
@@ -108,7 +165,21 @@ def _run_agent(args: argparse.Namespace, agent: object, task: object, *, step_de
     from tui.live import LiveRun
 
     live = LiveRun(agent, task, trace_dir=args.trace_dir, step_delay=step_delay)
-    return _run_app(make_app(live=live, export_dir=args.export_dir))
+    return _run_app(make_app(live=live, export_dir=args.export_dir, **_store_options(args, agent)))
+
+
+def _store_options(args: argparse.Namespace, agent: object = None) -> dict[str, object]:
+    """The stores the Memory and Skills panes browse: the flags, else the agent's own Memdir root."""
+    memory = getattr(args, "memory", None)
+    if memory is None and agent is not None:
+        # An agent whose memory is a Memdir has a root on disk worth showing live.
+        memory = getattr(getattr(agent, "memory", None), "root", None)
+    return {
+        "memory_dir": memory,
+        "global_dir": getattr(args, "global_memory", None),
+        "skills_db": getattr(args, "skills", None),
+        "namespace": getattr(args, "namespace", None),
+    }
 
 
 def _report_error(args: argparse.Namespace, title: str, detail: str) -> int:

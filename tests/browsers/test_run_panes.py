@@ -12,7 +12,7 @@ import tui.screens.run as run_screen
 from qitos.demo import TASK, build_agent
 from tui.app import make_app
 from tui.browsers.memory_model import RecallStatus
-from tui.browsers.panes import MemoryBrowserPane, SkillsBrowserPane, memory_pane, skills_pane
+from tui.browsers.panes import MemoryBrowserPane, SkillsBrowserPane, run_panes
 from tui.browsers.virtual_list import VirtualList
 from tui.headless import run_headless
 
@@ -35,20 +35,20 @@ def test_panes_need_their_paths() -> None:
         SkillsBrowserPane(None)  # type: ignore[arg-type]
 
 
-async def test_memory_and_skills_panes_follow_the_selected_step(
-    demo_dirs: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_run_panes_swap_only_memory_and_skills() -> None:
+    """run_panes keeps the six titles in order and binds only the stores it is given."""
+    panes = run_panes(memory_dir="m", skills_db="s.db", namespace="demo")
+    assert [p.TITLE for p in panes] == [p.TITLE for p in run_screen.PANES]
+    assert issubclass(panes[4], MemoryBrowserPane) and panes[4].MEMORY_DIR == Path("m")
+    assert issubclass(panes[5], SkillsBrowserPane) and panes[5].NAMESPACE == "demo"
+    assert run_panes(memory_dir="m")[5] is run_screen.PANES[5]
+
+
+async def test_memory_and_skills_panes_follow_the_selected_step(demo_dirs: Path) -> None:
     """Stepping through the replay marks each step's recalls; the run's published versions are starred."""
-    panes = [
-        memory_pane(demo_dirs / "memory")
-        if p.TITLE == "Memory"
-        else skills_pane(demo_dirs / "skills.db")
-        if p.TITLE == "Skills"
-        else p
-        for p in run_screen.PANES
-    ]
-    monkeypatch.setattr(run_screen, "PANES", tuple(panes))
-    app = make_app(replay=demo_dirs / "runs" / "demo")
+    app = make_app(
+        replay=demo_dirs / "runs" / "demo", memory_dir=demo_dirs / "memory", skills_db=demo_dirs / "skills.db"
+    )
     async with app.run_test(size=(160, 48)) as pilot:
         # Panes may mount lazily (after the first frame): wait for them.
         await wait_until(lambda: app.screen.query(MemoryBrowserPane) and app.screen.query(SkillsBrowserPane))

@@ -110,9 +110,13 @@ class RunScreen(Screen[None]):
         live: LiveRun | None = None,
         export_dir: Path | None = None,
         from_list: bool = False,
+        panes: tuple[type[Pane], ...] | None = None,
     ) -> None:
         super().__init__()
         self.store = store
+        # The six panes; the app swaps in the disk-backed Memory / Skills browsers when it knows
+        # where the stores are (titles and order never change, so the key bindings hold).
+        self.panes = panes if panes is not None else PANES
         self.replay = replay
         self.live = live
         self.export_dir = export_dir or Path.cwd()
@@ -145,10 +149,11 @@ class RunScreen(Screen[None]):
             )
             with Vertical(id="pane-area"):
                 yield Tabs(
-                    *(Tab(f"{k + 1} {p.TITLE}", id=f"tab-{k}") for k, p in enumerate(PANES)), id="pane-tabs"
+                    *(Tab(f"{k + 1} {p.TITLE}", id=f"tab-{k}") for k, p in enumerate(self.panes)),
+                    id="pane-tabs",
                 )
                 with Container(id="panes"):
-                    for k, pane_cls in enumerate(PANES):
+                    for k, pane_cls in enumerate(self.panes):
                         pane = pane_cls(self.store, index=k, id=f"pane-{pane_cls.TITLE.lower()}")
                         pane.data_bind(RunScreen.selected, RunScreen.revision, RunScreen.active_pane)
                         if isinstance(pane, ExchangesPane):
