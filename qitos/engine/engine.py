@@ -183,18 +183,26 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         self._run = run
         self.hook_errors = []
         with sink.bind(self._sink_emitter(run)):
-            try:
+
+            def body() -> None:
                 self._start(run, kwargs)
                 if not is_stopped(run):
                     self._loop(run, resume_boundary=None)
-            except _Pause as pause:
-                return self._paused(run, pause.snapshot)
-            except StopSignal:
-                pass
-            except BaseException as exc:
-                self._abort(run, exc)
-                raise
-            return self._finish(run)
+
+            return self._drive(run, body)
+
+    def _drive(self, run: RunState, body: Callable[[], None]) -> EngineResult[StateT]:
+        """Run ``body`` (a fresh run or a resumed one) and end it: paused, stopped, finished or aborted."""
+        try:
+            body()
+        except _Pause as pause:
+            return self._paused(run, pause.snapshot)
+        except StopSignal:
+            pass
+        except BaseException as exc:
+            self._abort(run, exc)
+            raise
+        return self._finish(run)
 
     def resume(self, snapshot: RuntimeSnapshot) -> EngineResult[StateT]:
         """Continue a paused run from its snapshot; it ends as if it had never paused."""
@@ -228,16 +236,8 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             )
             if run.writer is not None:
                 run.writer.update_manifest(status=STATUS_RUNNING)
-            try:
-                self._loop(run, resume_boundary=(snapshot.step_id, snapshot.boundary, snapshot))
-            except _Pause as pause:
-                return self._paused(run, pause.snapshot)
-            except StopSignal:
-                pass
-            except BaseException as exc:
-                self._abort(run, exc)
-                raise
-            return self._finish(run)
+            boundary = (snapshot.step_id, snapshot.boundary, snapshot)
+            return self._drive(run, lambda: self._loop(run, resume_boundary=boundary))
 
     def _abort(self, run: RunState, exc: BaseException) -> None:
         """An exception escaped the loop (a runtime bug, a failing writer, Ctrl-C): still end the run
