@@ -47,7 +47,7 @@ from tui.browsers.memory_render import (
 from tui.browsers.messages import MemoryDeleted, MemoryPatched, MemoryScanned, WatchStopped
 from tui.browsers.plain import plain_text
 from tui.browsers.virtual_list import VirtualList
-from tui.browsers.watch import memory_filter, watch
+from tui.browsers.watch import follow_changes, memory_filter
 
 FLASH_SECONDS = 1.5  # how long a changed row stays highlighted
 
@@ -197,15 +197,15 @@ class MemoryBrowser(Vertical):
     @work(exclusive=True, group="memory-watch", exit_on_error=False, description="watch memory files")
     async def _watch(self) -> None:
         roots = [p for p in (self.memory_dir, self.global_dir) if p is not None]
-        try:
-            async for changes in watch(roots, memory_filter, self._stop, self._armed):
-                # The fast path first, alone; its handler then asks for the confirming full scan.
-                self._patch(sorted({path for _, path in changes}), time.perf_counter())
-        except (OSError, RuntimeError) as exc:
-            self.post_message(WatchStopped(f"watching stopped: {exc}"))
-            return
-        if not self._stop.is_set():
-            self.post_message(WatchStopped("watching stopped"))
+        await follow_changes(
+            roots,
+            memory_filter,
+            self._stop,
+            self._armed,
+            # The fast path first, alone; its handler then asks for the confirming full scan.
+            lambda changes: self._patch(sorted({path for _, path in changes}), time.perf_counter()),
+            lambda reason: self.post_message(WatchStopped(reason)),
+        )
 
     def _armed(self) -> None:
         """The watches exist: read the disk now (nothing changed after this can be missed)."""

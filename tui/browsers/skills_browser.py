@@ -35,7 +35,7 @@ from tui.browsers.skills_model import (
 )
 from tui.browsers.skills_render import SkillList, VersionList, count, source_view
 from tui.browsers.virtual_list import VirtualList
-from tui.browsers.watch import sqlite_filter, watch
+from tui.browsers.watch import follow_changes, sqlite_filter, watch
 
 NARROW_WIDTH = 70  # below this many cells the lists and the source are stacked
 
@@ -275,16 +275,14 @@ class SkillsBrowser(Vertical):
 
     @work(exclusive=True, group="skills-watch", exit_on_error=False, description="watch the skill database")
     async def _watch(self) -> None:
-        try:
-            async for _changes in watch(
-                [self.db_path.parent], sqlite_filter(self.db_path), self._stop, self._armed
-            ):
-                self._load(self._selected_name, time.perf_counter())
-        except (OSError, RuntimeError) as exc:
-            self.post_message(WatchStopped(f"watching stopped: {exc}"))
-            return
-        if not self._stop.is_set():
-            self.post_message(WatchStopped("watching stopped"))
+        await follow_changes(
+            [self.db_path.parent],
+            sqlite_filter(self.db_path),
+            self._stop,
+            self._armed,
+            lambda _changes: self._load(self._selected_name, time.perf_counter()),
+            lambda reason: self.post_message(WatchStopped(reason)),
+        )
 
     def _armed(self) -> None:
         """The watches exist: read the database now (nothing written after this can be missed)."""

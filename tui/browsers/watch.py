@@ -10,7 +10,7 @@ from watchfiles import Change, awatch
 
 from qitos.kit.memory.atomic import is_temp_name
 
-__all__ = ["DEBOUNCE_MS", "STEP_MS", "memory_filter", "sqlite_filter", "watch"]
+__all__ = ["DEBOUNCE_MS", "STEP_MS", "follow_changes", "memory_filter", "sqlite_filter", "watch"]
 
 # watchfiles waits `step` ms for quiet after a change, up to `debounce` ms; its defaults (1600/50)
 # make an edit appear after a noticeable lag. 50/10 reports a write here in ~15 ms.
@@ -87,3 +87,22 @@ async def watch(
         # Ends this watch's Rust thread within one step, without touching the caller's event.
         own_stop.set()
         pending.cancel()
+
+
+async def follow_changes(
+    paths: Iterable[Path],
+    watch_filter: Callable[[Change, str], bool],
+    stop: asyncio.Event,
+    on_armed: Callable[[], None],
+    on_changes: Callable[[set[tuple[Change, str]]], None],
+    on_stopped: Callable[[str], None],
+) -> None:
+    """Hand every batch of changes to ``on_changes`` until ``stop``; say why if watching ends otherwise."""
+    try:
+        async for changes in watch(paths, watch_filter, stop, on_armed):
+            on_changes(changes)
+    except (OSError, RuntimeError) as exc:
+        on_stopped(f"watching stopped: {exc}")
+        return
+    if not stop.is_set():
+        on_stopped("watching stopped")
