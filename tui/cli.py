@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -10,6 +11,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tui.app import QitosApp
 
+# Textual draws at most this many frames a second (its TEXTUAL_FPS, default 60). A key's frame
+# waits for the next slot after the previous frame; at 120 that wait is at most ~8 ms, not ~17.
+FRAMES_PER_SECOND = "120"
 DEFAULT_TRACE_DIR = "./runs"
 DEMO_MEMORY_DIR = ".qitos/memory"
 DEMO_SKILLS_DB = ".qitos/skills.db"
@@ -125,6 +129,7 @@ def _common_run_args(p: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit status."""
     args = _parser().parse_args(argv)
+    os.environ.setdefault("TEXTUAL_FPS", FRAMES_PER_SECOND)  # read when Textual is imported, below
     if args.command == "memory":
         from tui.browsers import make_memory_app
 

@@ -30,12 +30,23 @@ class EventFeed:
         if wake:
             self._notify()
 
-    def drain(self) -> list[tuple[int | None, list[RunEvent]]]:
-        """Everything queued since the last drain, oldest first."""
+    def drain(self, limit: int | None = None) -> list[tuple[int | None, list[RunEvent]]]:
+        """What was queued since the last drain, oldest first: everything, or whole chunks up to
+        about ``limit`` events (always at least one chunk), so the UI can fold in short slices."""
         with self._lock:
-            chunks, self._chunks = self._chunks, []
-            self._pending = 0
-        return chunks
+            if limit is None:
+                taken, self._chunks = self._chunks, []
+            else:
+                count = 0
+                cut = 0
+                for _, events in self._chunks:
+                    if cut and count + len(events) > limit:
+                        break
+                    count += len(events)
+                    cut += 1
+                taken, self._chunks = self._chunks[:cut], self._chunks[cut:]
+            self._pending -= sum(len(events) for _, events in taken)
+        return taken
 
     @property
     def pending(self) -> int:

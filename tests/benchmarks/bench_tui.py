@@ -8,8 +8,9 @@ Run: ``python tests/benchmarks/bench_tui.py [--runs N] [--work DIR] [--skip-1gb]
   pass ``--toolong``, or have ``tl`` on PATH; otherwise the comparison is skipped with a message.
 - The same for a ~1 GB trace, with the app's peak RSS (VmHWM) at first paint and after the full
   background fold.
-- Navigation keys on the 100k trace (in-process, headless): press-to-idle latency per key, during
-  the background fold and after it.
+- Navigation keys on the 100k trace, in tmux at 120x40 (panes in tabs) and 170x48 (all six panes):
+  key sent to the step it leads to on screen, for every navigation key, during the background fold
+  and after it.
 - Live: wall time of a 200-step scripted run in the TUI versus headless (both traced).
 
 Aims (issue 5): first paint < 0.5 s and at most half of toolong's; 1 GB < 1 s with peak RSS < 300 MB;
@@ -29,7 +30,7 @@ import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,8 @@ if __package__ in (None, ""):  # run as a script from the repo root or anywhere
 
 from tui.synthetic import synthetic_events, write_trace  # noqa: E402
 
-SIZE = (120, 40)
+SIZE = (120, 40)  # panes in tabs
+WIDE_SIZE = (170, 48)  # every pane on screen at once
 MARK_OURS = "step 1 of"  # the header, painted with the first frame of the run screen
 STEPS_100MB, PAD_100MB = 11350, 5000  # -> ~100k events, ~97 MB
 STEPS_1GB, PAD_1GB = 117000, 5000  # -> ~1.03M events, ~1 GB
@@ -62,12 +64,12 @@ def trace(work: Path, name: str, steps: int, pad: int) -> Path:
 class Pane:
     """A detached tmux session running one command (exec'd, so the pane's pid is the program's)."""
 
-    def __init__(self, argv: list[str]) -> None:
+    def __init__(self, argv: list[str], size: tuple[int, int] = SIZE) -> None:
         self.name = f"bench-{uuid.uuid4().hex[:8]}"
         command = "exec " + " ".join("'" + a.replace("'", "'\\''") + "'" for a in argv)
         self.start = time.perf_counter()
         subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, "-x", str(SIZE[0]), "-y", str(SIZE[1]), command],
+            ["tmux", "new-session", "-d", "-s", self.name, "-x", str(size[0]), "-y", str(size[1]), command],
             check=True,
         )
 
@@ -177,58 +179,64 @@ def bench_1gb(run_dir: Path, runs: int, toolong: str | None) -> None:
 
 
 # ------------------------------------------------------------------------------ keys
-@dataclass
-class KeyTimes:
-    """Per-key latencies in milliseconds."""
-
-    during_fold: list[float] = field(default_factory=list)
-    after_fold: dict[str, list[float]] = field(default_factory=dict)
+NAV_KEYS = (("Right", 1), ("l", 1), ("Down", 1), ("Left", -1), ("h", -1), ("Up", -1))
 
 
-async def _keys(run_dir: Path, presses: int) -> KeyTimes:
-    from tui.app import make_app
+def bench_keys_tmux(run_dir: Path, presses: int, size: tuple[int, int]) -> None:
+    """Key to screen in a real terminal, for every navigation key: send the key, poll until the
+    header shows the step it leads to. Right while the background fold runs; then every key."""
+    pane = Pane(ours(run_dir), size)
+    try:
+        pane.wait_for(MARK_OURS)
+        total = 0  # the header's "of n", once the fold is done (it grows while it runs)
+        at = 1  # the header's "step i of n"
 
-    times = KeyTimes()
-    app = make_app(replay=run_dir)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        for _ in range(presses):  # while the background fold is running
+        def press(key: str, to: int, typed: str = "") -> float:
+            """Send ``key`` and wait for "step ``to`` of n" (``typed`` goes to the open dialog first)."""
+            nonlocal at
+            if typed:
+                subprocess.run(["tmux", "send-keys", "-t", pane.name, "g"], check=True)
+                time.sleep(0.3)  # the dialog is up
+                subprocess.run(["tmux", "send-keys", "-t", pane.name, *typed], check=True)
+                time.sleep(0.1)
             start = time.perf_counter()
-            await pilot.press("right")
-            times.during_fold.append((time.perf_counter() - start) * 1000)
-        folding_at_end = screen.reader is None or screen.store.event_count < len(screen.reader)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if not folding_at_end:
-            print("  note: the fold finished before the in-fold key sample ended")
-        # A key that changes nothing (home on the first step) measures the pilot's own round trip.
-        await pilot.press("home")
-        times.after_fold["(no-op: home at the first step)"] = noop = []
-        for _ in range(presses):
-            start = time.perf_counter()
-            await pilot.press("home")
-            noop.append((time.perf_counter() - start) * 1000)
-        for key in ("right", "l", "down", "left", "h", "up", "end", "home"):
-            samples = times.after_fold.setdefault(key, [])
-            for _ in range(presses):
-                if key in ("left", "h", "up") and screen.selected == 0:
-                    screen.action_edge(1)  # go back to the end: every press must move
-                if key in ("right", "l", "down") and screen.selected == len(screen.store.steps) - 1:
-                    screen.action_edge(0)
-                if key in ("end", "home"):
-                    screen.action_step(-1 if key == "end" else 1)
-                await pilot.pause()
-                start = time.perf_counter()
-                await pilot.press(key)
-                samples.append((time.perf_counter() - start) * 1000)
-        # Go to a step in the middle through the dialog: the whole key sequence, as a user types it.
-        middle = str(screen.store.steps[len(screen.store.steps) // 2].step)
-        start = time.perf_counter()
-        await pilot.press("g", *middle, "enter")
-        times.after_fold["g N enter"] = [(time.perf_counter() - start) * 1000]
-        assert screen.store.steps[screen.selected].step == int(middle)
-    return times
+            subprocess.run(["tmux", "send-keys", "-t", pane.name, key], check=True)
+            mark = f"step {to} of {total}" if total else f"step {to} of "
+            while mark not in pane.screen():
+                if time.perf_counter() - start > 10:
+                    raise RuntimeError(f"{mark!r} never shown after {key}:\n{pane.screen()}")
+            at = to
+            return (time.perf_counter() - start) * 1000
+
+        pane.wait_for("folding")
+        during = []
+        while len(during) < presses and "folding" in pane.screen():
+            during.append(press("Right", to=at + 1))
+        while "folding" in pane.screen():
+            time.sleep(0.2)
+        time.sleep(0.5)
+        header = next(line for line in pane.screen().splitlines() if " of " in line)
+        total = int(header.split(f"step {at} of ", 1)[1].split()[0])
+        after: dict[str, list[float]] = {}
+        for key, delta in NAV_KEYS:
+            after[key] = [press(key, to=at + delta) for _ in range(presses)]
+        after["End / Home"] = [
+            press("End" if k % 2 == 0 else "Home", to=total if k % 2 == 0 else 1) for k in range(presses)
+        ]
+        middle = total // 2  # synthetic step ids start at 0: id k is "step k+1 of n"
+        after["g N Enter (from Enter)"] = [
+            press("Enter", to=middle + k, typed=str(middle + k - 1)) for k in range(min(presses, 10))
+        ]
+    finally:
+        pane.close()
+    everything = [v for values in after.values() for v in values]
+    print(f"  keys in tmux at {size[0]}x{size[1]} (key -> screen, includes ~5 ms of tmux polling):")
+    print(
+        f"    during the background fold, Right x{len(during)}: {fmt(during) if during else 'fold too short'}"
+    )
+    for key, values in after.items():
+        print(f"    after it, {key} x{len(values)}: {fmt(values)}")
+    print(f"    after it, all {len(everything)} presses: {fmt(everything)}")
 
 
 def fmt(values: list[float]) -> str:
@@ -236,46 +244,6 @@ def fmt(values: list[float]) -> str:
     values = sorted(values)
     p95 = values[min(len(values) - 1, int(len(values) * 0.95))]
     return f"median {statistics.median(values):.1f} ms, p95 {p95:.1f}, max {values[-1]:.1f}"
-
-
-def bench_keys_tmux(run_dir: Path, presses: int) -> None:
-    """Key to screen in a real terminal: send → (Right) and poll until the header says the next step;
-    first while the background fold runs, then after it finished."""
-    pane = Pane(ours(run_dir))
-    step = 1
-
-    def press() -> float:
-        nonlocal step
-        step += 1
-        start = time.perf_counter()
-        subprocess.run(["tmux", "send-keys", "-t", pane.name, "Right"], check=True)
-        while f"step {step} of" not in pane.screen():
-            if time.perf_counter() - start > 10:
-                raise RuntimeError(f"step {step} never shown:\n{pane.screen()}")
-        return (time.perf_counter() - start) * 1000
-
-    try:
-        pane.wait_for(MARK_OURS)
-        pane.wait_for("folding")
-        during = [press() for _ in range(presses) if "folding" in pane.screen()]
-        while "folding" in pane.screen():
-            time.sleep(0.2)
-        after = [press() for _ in range(presses)]
-    finally:
-        pane.close()
-    print("  in tmux, key → screen (includes ~5 ms of tmux polling), median/p95/max:")
-    print(f"    during the background fold (x{len(during)}): {fmt(during) if during else 'fold too short'}")
-    print(f"    after it (x{len(after)}): {fmt(after)}")
-
-
-def bench_keys(run_dir: Path, presses: int) -> None:
-    """Key latencies on the 100k trace, in-process (pilot press until idle; includes pilot overhead)."""
-    times = asyncio.run(_keys(run_dir, presses))
-
-    print("  in-process (pilot press until idle; the no-op line is the pilot's own round trip):")
-    print(f"    during the background fold, right x{presses}: {fmt(times.during_fold)}")
-    for key, values in times.after_fold.items():
-        print(f"    after the fold, {key}: {fmt(values)}")
 
 
 # ------------------------------------------------------------------------------ live overhead
@@ -394,8 +362,8 @@ def main() -> int:
         if shutil.which("tmux"):
             bench_first_paint(big, args.runs, toolong)
         if shutil.which("tmux"):
-            bench_keys_tmux(big, presses=30)
-        bench_keys(big, presses=30)
+            for size in (SIZE, WIDE_SIZE):
+                bench_keys_tmux(big, presses=30, size=size)
         if not args.skip_1gb and shutil.which("tmux"):
             print("replay, ~1 GB:")
             huge = trace(work, "trace1gb", STEPS_1GB, PAD_1GB)

@@ -8,21 +8,24 @@ the whole screen for a new layout: navigation stays fast on big traces.
 from __future__ import annotations
 
 import io
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from functools import partial
+from types import FunctionType, MethodType
 from typing import ClassVar
 
-from rich.console import Console, RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.store import RunStore, StepSummary
+from tui.widgets.scrolling import set_virtual_size
 
 LINE_CACHE_BLOCKS = 64  # rendered blocks kept per pane (stepping re-renders only the new ones)
 
@@ -30,11 +33,31 @@ LINE_CACHE_BLOCKS = 64  # rendered blocks kept per pane (stepping re-renders onl
 @dataclass(frozen=True)
 class Block:
     """A piece of a pane's content: lines rendered once per ``key`` (None: always rendered), then
-    ``style`` (e.g. dim) laid over them, which is cheap next to rendering them again."""
+    ``style`` (e.g. dim) laid over them, which is cheap next to rendering them again.
+
+    The content is a renderable, or a function that builds it: a keyed block whose lines are
+    cached is then never built again (building may mean reading events back from the trace)."""
 
     key: Hashable | None
-    renderable: RenderableType
+    content: RenderableType | Callable[[], RenderableType]
     style: Style | None = None
+
+    @property
+    def renderable(self) -> RenderableType:
+        """The content, built now when it was given as a function."""
+        content = self.content
+        return content() if isinstance(content, FunctionType | MethodType | partial) else content
+
+
+class Blocks:
+    """Blocks as one renderable (for plain text and tests); functions are built as it renders."""
+
+    def __init__(self, blocks: list[Block]) -> None:
+        self.blocks = blocks
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for block in self.blocks:
+            yield block.renderable
 
 
 class Pane(ScrollView, can_focus=True, inherit_bindings=False):
@@ -124,7 +147,8 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
 
     def blocks(self) -> list[Block]:
         """The content as blocks; a block with a key has its rendered lines cached under that key."""
-        return [Block(None, self.shown)]
+        shown = self.shown
+        return shown.blocks if isinstance(shown, Blocks) else [Block(None, shown)]
 
     def _render_lines(self) -> None:
         width = max(1, self.scrollable_content_region.width)
@@ -144,13 +168,37 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
             out.extend(
                 cached if block.style is None else [strip.apply_style(block.style) for strip in cached]
             )
+        style = self.rich_style
+        before = self._shown_lines()
         self._lines = out
-        self._style = self.rich_style
-        self.virtual_size = Size(width, quantize(len(self._lines)))
-        self.refresh()
+        virtual_size = Size(width, quantize(len(out)))
+        if style != self._style or virtual_size != self.virtual_size:
+            self._style = style
+            set_virtual_size(self, virtual_size)
+            self.refresh()
+            return
+        # Stepping often changes a few lines of a pane (a bar, a figure): redraw only those. Each
+        # redrawn line costs Textual a fresh strip per widget layer, so this is most of a key's cost.
+        after = self._shown_lines()
+        for y, (old, new) in enumerate(zip(before, after, strict=True)):
+            if old is not new and old != new:
+                self.refresh(Region(0, y, width, 1))
+
+    def first_shown_line(self) -> int:
+        """The content line drawn at the top of the pane (the scroll position, for most panes)."""
+        return int(self.scroll_offset.y)
+
+    def _shown_lines(self) -> list[Strip | None]:
+        """The content lines on screen now, top to bottom (None past the end)."""
+        first = self.first_shown_line()
+        lines = self._lines
+        return [
+            lines[i] if 0 <= i < len(lines) else None
+            for i in range(first, first + self.scrollable_content_region.height)
+        ]
 
     def render_line(self, y: int) -> Strip:
-        return self.line_at(y + int(self.scroll_offset.y))
+        return self.line_at(y + self.first_shown_line())
 
     def line_at(self, index: int) -> Strip:
         """Content line ``index``, fitted to the pane's width (blank past the end)."""

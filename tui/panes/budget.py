@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tui.panes.base import Pane, bar, kv, sparkline
+from tui.panes.base import Block, Blocks, Pane, bar, kv, sparkline
 from tui.store import BUDGET_CATEGORIES, StepSummary
 
 
@@ -26,12 +26,11 @@ class BudgetPane(Pane):
             style="bold",
         )
         budget = step.budget
+        # The sparkline covers the whole run: built again only when the store grew.
+        legend = Block(("legend", store.event_count, len(store.steps)), self._legend)
         if budget is None:
-            return Group(
-                totals,
-                Text(f"step {step.step}: no budget recorded for this request", style="dim"),
-                self._legend(),
-            )
+            missing = Text(f"step {step.step}: no budget recorded for this request", style="dim")
+            return Blocks([Block(None, Group(totals, missing)), legend])
         unit = budget.unit
         max_units = budget.max_units
         used = dict(budget.used)
@@ -48,8 +47,7 @@ class BudgetPane(Pane):
         lines.append(total_line)
         available = "?" if budget.available_units is None else budget.available_units
         lines.append(kv(f"{'available':<13}", f"{available:>6}", style="green bold"))
-        lines.append(self._legend())
-        return Group(*lines)
+        return Blocks([Block(None, Group(*lines)), legend])
 
     def _legend(self) -> Group:
         series = self.store.used_series()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -11,7 +12,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from tui.panes.base import Block, Pane
+from tui.panes.base import Block, Blocks, Pane
 from tui.store import Exchange, StepSummary, format_action
 
 FOLD_LINES = 6
@@ -54,7 +55,6 @@ class ExchangesPane(Pane):
     """The search text to highlight."""
 
     _stick_to_end = True
-    _blocks: list[Block] = []
 
     def after_show(self) -> None:
         # The selected step's exchange is the newest one: keep the end of the log in view, until
@@ -77,13 +77,13 @@ class ExchangesPane(Pane):
             self._to_end()
             self._stick_to_end = False
 
+    def first_shown_line(self) -> int:
+        return self._end_y() if self._stick_to_end else super().first_shown_line()
+
     def render_line(self, y: int) -> Strip:
-        if not self._stick_to_end:
-            return super().render_line(y)
-        end = self._end_y()
-        if y == 0 and round(self.scroll_y) != end:
+        if y == 0 and self._stick_to_end and round(self.scroll_y) != self._end_y():
             self.call_after_refresh(self._to_end)  # bring the scrollbar along, once layout settled
-        return self.line_at(end + y)
+        return super().render_line(y)
 
     def watch_selected(self) -> None:
         self._stick_to_end = True
@@ -140,17 +140,18 @@ class ExchangesPane(Pane):
         pos = self.store.step_pos.get(step.step, 0)
         begin, exchanges = self.store.exchanges_until(pos, SHOWN_EXCHANGES)
         omitted, receipts = self._omissions(step)
-        self._blocks = []
+        blocks: list[Block] = []
         if begin:
-            self._blocks.append(
-                Block(None, Text(f"… {begin} earlier exchanges not shown", style="dim italic"))
-            )
+            blocks.append(Block(None, Text(f"… {begin} earlier exchanges not shown", style="dim italic")))
         if not exchanges:
-            self._blocks.append(Block(None, Text("no model exchange up to this step", style="dim")))
+            blocks.append(Block(None, Text("no model exchange up to this step", style="dim")))
         for ex in exchanges:
             key = ex.exchange_id if ex.exchange_id in omitted else f"step:{ex.step}"
             dim = key in omitted and ex.step != step.step
-            self._blocks.append(Block(None, self._title(ex, dim, receipts.get(key))))
+            receipt = receipts.get(key)
+            title_key = ("title", ex.number, ex.tokens, dim, receipt and receipt.get("receipt_id"))
+            blocks.append(Block(title_key, partial(self._title, ex, dim, receipt)))
+            # Built only when not cached yet: building reads the exchange's events from the trace.
             cache_key = (
                 ex.number,
                 ex.request,
@@ -160,11 +161,8 @@ class ExchangesPane(Pane):
                 self.raw,
                 self.search_text,
             )
-            self._blocks.append(Block(cache_key, self._render_exchange(ex), DIM if dim else None))
-        return Group(*(block.renderable for block in self._blocks))
-
-    def blocks(self) -> list[Block]:
-        return self._blocks
+            blocks.append(Block(cache_key, partial(self._render_exchange, ex), DIM if dim else None))
+        return Blocks(blocks)
 
     def _history_before(self, ex: Exchange) -> set[tuple[str, str]]:
         """What the previous exchange already showed: the messages its request sent and its answer."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import gc
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 
 from tui.feed import EventFeed
 from tui.follow import follow_run
+from tui.gc_tuning import FrameFriendlyGC, spare_long_lived
 from tui.messages import (
     EventsAvailable,
     FoldFinished,
@@ -56,10 +57,12 @@ PANES: tuple[type[Pane], ...] = (
     SkillsPane,
 )
 FIRST_PAINT_EVENTS = 400  # folded before the first frame; the rest folds in the background
-FOLD_CHUNK = 2000
+FOLD_CHUNK = 500  # events the background fold hands over at once
+FOLD_SLICE = 500  # events folded per turn of the UI thread (a few ms), so keys get in between
+PROGRESS_SECONDS = 0.1  # the shortest time between two fold progress updates
 FOLD_BACKLOG = 6000  # parsed events allowed to wait for the UI thread (memory bound)
-FOLD_YIELD_EVERY = 256
-QUIET_SECONDS = 0.03  # how long the background fold steps aside after a navigation key
+FOLD_YIELD_EVERY = 64  # events read between two looks at whether a key waits (< 1 ms)
+KEY_WAIT_SECONDS = 0.25  # the longest the background fold waits for a key's frame to be drawn
 FLUSH_SECONDS = 0.05  # the shortest time between two flushes of folded events to the screen
 FLUSH_MAX_SECONDS = 1.0
 FLUSH_COST_FACTOR = 20  # UI CPU per flush x this = the wait before the next one (UI share <= 5 %)
@@ -129,7 +132,9 @@ class RunScreen(Screen[None]):
         self._flush_delay = FLUSH_SECONDS
         self._last_flush = 0.0
         self._cpu_mark = 0.0
-        self._quiet_until = 0.0
+        # Cleared by a navigation key until its frame is on screen; the background fold waits on it.
+        self._keys_answered = threading.Event()
+        self._keys_answered.set()
         self._follow = True
         self._engine_running = False
         # Replay: follow the trace as another process writes it even if it is not running now
@@ -138,6 +143,7 @@ class RunScreen(Screen[None]):
         self.following = False
         self.follow_result: str | None = None  # the status following ended with
         self._follow_stop = asyncio.Event()
+        self._gc = FrameFriendlyGC()
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -164,6 +170,7 @@ class RunScreen(Screen[None]):
         yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
+        self._gc.start()
         self.query_one("#pane-tabs", Tabs).can_focus = False
         self.query_one(StepList).focus()
         self._apply_size()
@@ -196,10 +203,16 @@ class RunScreen(Screen[None]):
     # an event after a quiet spell (a slow model call) is shown at once. Keys never wait for this.
     @on(EventsAvailable)
     def _events_available(self) -> None:
-        if self.replay is not None and self._drain():
-            # Replay folds as the reader delivers (cheap; bounds what waits in the feed); only
-            # showing the new state is paced like a live run's.
-            self._dirty = True
+        if self.replay is not None:
+            # Replay folds as the reader delivers (bounds what waits in the feed), a slice at a
+            # time so that keys get in between, and not at all while a key waits for its frame;
+            # only showing the new state is paced like a live run's.
+            if not self._keys_answered.is_set():
+                return  # _key_answered picks it up again
+            if self._drain(FOLD_SLICE):
+                self._dirty = True
+            if self.feed.pending:
+                self.post_message(EventsAvailable())
         if time.perf_counter() - self._last_flush >= self._flush_delay:
             self._flush()
 
@@ -210,15 +223,17 @@ class RunScreen(Screen[None]):
         self._flush()
         self._schedule_flush()
 
-    def _drain(self) -> bool:
+    def _drain(self, limit: int | None = None) -> bool:
         drained = False
-        for start, events in self.feed.drain():
+        for start, events in self.feed.drain(limit):
             self.store.apply(events, start)
             drained = True
         return drained
 
     def _flush(self) -> None:
-        if self._drain() or self._dirty:
+        # A replay's backlog can be thousands of events: the flush shows one slice more, the
+        # rest is folded by _events_available between keys.
+        if self._drain(FOLD_SLICE if self.replay is not None else None) or self._dirty:
             self._flush_now()
             # The UI thread's CPU time since the last flush covers the previous frame's rendering
             # too; wait long enough that this costs at most 1/FLUSH_COST_FACTOR of the time.
@@ -273,20 +288,23 @@ class RunScreen(Screen[None]):
         total = len(self.reader)
         chunk: list[Any] = []
         index = start
-        for event in self.reader.events(start):
+        reported = 0.0
+        for count, event in enumerate(self.reader.events(start), 1):
             chunk.append(event)
-            if len(chunk) % FOLD_YIELD_EVERY == 0 and time.monotonic() < self._quiet_until:
-                # Keys first: after a navigation key the fold steps aside once, long enough for
-                # the screen to answer (it holds the GIL otherwise); then it goes on, so holding
-                # a key down never stops it.
-                time.sleep(QUIET_SECONDS)
+            if count % FOLD_YIELD_EVERY == 0 and not self._keys_answered.is_set():
+                # Keys first: the fold would hold the GIL half the time and halve the screen's
+                # speed, so it waits until the key's frame is drawn (bounded: a key held down
+                # slows the fold, never stops it).
+                self._keys_answered.wait(KEY_WAIT_SECONDS)
             if len(chunk) >= FOLD_CHUNK:
                 if worker.is_cancelled:
                     return
                 self.feed.push(chunk, index)
                 index += len(chunk)
                 chunk = []
-                self.post_message(FoldProgress(index, total))
+                if time.monotonic() - reported >= PROGRESS_SECONDS:
+                    reported = time.monotonic()
+                    self.post_message(FoldProgress(index, total))
                 # Back-pressure: parsed events are big; never let many wait for the UI thread.
                 while self.feed.pending > FOLD_BACKLOG and not worker.is_cancelled:
                     time.sleep(0.005)
@@ -295,7 +313,7 @@ class RunScreen(Screen[None]):
 
     @on(FoldProgress)
     def _progress(self, message: FoldProgress) -> None:
-        gc.freeze()  # see _fold_done: what was folded so far stays; spare it the cyclic GC
+        spare_long_lived()  # see _fold_done: what was folded so far stays
         pct = 100 * message.done // max(1, message.total)
         self.query_one(RunHeader).progress = f"folding {pct}% ({message.done}/{message.total} events)"
 
@@ -304,7 +322,7 @@ class RunScreen(Screen[None]):
         self.query_one(RunHeader).progress = ""
         # The fold's summaries live as long as the screen: keep the cyclic GC from walking them
         # again and again (a full collection over a big trace's summaries stalls keys).
-        gc.freeze()
+        spare_long_lived()
         self._start_follow(message.total)
 
     # ---- following a trace that is still being written ----------------------------------------
@@ -350,6 +368,7 @@ class RunScreen(Screen[None]):
     def on_unmount(self) -> None:
         # The watcher waits on a thread that only the stop event ends promptly.
         self._follow_stop.set()
+        self._gc.stop()
 
     # ---- live engine --------------------------------------------------------------------------
     def _sink(self, event: Any) -> None:
@@ -360,7 +379,7 @@ class RunScreen(Screen[None]):
     def _start_engine(self) -> None:
         # The app's widgets live as long as the run: freeze them out of the cyclic GC, which the
         # Engine's allocations would otherwise make walk the whole UI again and again.
-        gc.freeze()
+        spare_long_lived()
         self.run_engine(resume=False)
 
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="running the agent")
@@ -470,12 +489,19 @@ class RunScreen(Screen[None]):
 
     # ---- navigation --------------------------------------------------------------------------
     def _select(self, pos: int) -> None:
-        self._quiet_until = time.monotonic() + QUIET_SECONDS
+        self._keys_answered.clear()
+        self.call_after_refresh(self._key_answered)
         n = len(self.store.steps)
         if n == 0:
             return
         self.selected = max(0, min(n - 1, pos))
         self._follow = self.selected == n - 1
+
+    def _key_answered(self) -> None:
+        """The key's frame is on screen: the fold may go on (on both threads)."""
+        self._keys_answered.set()
+        if self.feed.pending:
+            self.post_message(EventsAvailable())
 
     @on(StepList.Selected)
     def _picked(self, message: StepList.Selected) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
@@ -15,6 +16,7 @@ from textual.strip import Strip
 
 from tui.panes.base import quantize
 from tui.store import RunStore
+from tui.widgets.scrolling import set_virtual_size
 
 
 class StepList(ScrollView, can_focus=True, inherit_bindings=False):
@@ -27,7 +29,7 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         "step-list--dim",
     }
     DEFAULT_CSS = """
-    StepList { background: $surface; }
+    StepList { background: $surface; overflow-x: hidden; }
     StepList > .step-list--cursor { background: $accent 40%; text-style: bold; }
     StepList:focus > .step-list--cursor { background: $accent; color: $text; }
     StepList > .step-list--error { color: $error; }
@@ -42,9 +44,10 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
     ]
     # Scroll bindings are not inherited: ←/→/Home/End belong to the screen's step navigation.
 
-    cursor: reactive[int] = reactive(0, always_update=True)
+    # Not repainted wholesale: a moved cursor redraws its old and new rows only (watch_cursor).
+    cursor: reactive[int] = reactive(0, always_update=True, repaint=False)
     """The selected row, pushed down by the run screen."""
-    revision: reactive[int] = reactive(0)
+    revision: reactive[int] = reactive(0, repaint=False)
     """Bumped by the run screen whenever the store has folded new events."""
 
     class Selected(Message):
@@ -58,6 +61,8 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         super().__init__(id=id)
         self.store = store
         self.matches: set[int] = set()
+        self._shown_cursor = 0  # the row drawn as the cursor, to redraw when the cursor moves
+        self._row_styles: dict[tuple[bool, str], tuple[Style, Style, Style, Style]] = {}
 
     def _sync_size(self) -> None:
         # Rounded up: a growing run must not ask the whole screen for a new layout at every step.
@@ -67,7 +72,7 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         overflow = "hidden" if fits else "auto"
         if self.styles.overflow_y != overflow:
             self.styles.overflow_y = overflow
-        self.virtual_size = Size(self.size.width, quantize(rows, 64))
+        set_virtual_size(self, Size(self.size.width, quantize(rows, 64)))
 
     def watch_revision(self) -> None:
         self._sync_size()
@@ -78,11 +83,36 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         # Keep the cursor visible without animating: navigation must answer immediately.
         top = int(self.scroll_offset.y)
         height = max(1, self.scrollable_content_region.height)
+        previous, self._shown_cursor = self._shown_cursor, cursor
         if cursor < top:
             self.scroll_to(y=cursor, animate=False, immediate=True)
         elif cursor >= top + height:
             self.scroll_to(y=cursor - height + 1, animate=False, immediate=True)
+        else:
+            # Every row but two stays as it was: redraw only those (a whole-list redraw is most
+            # of what a key costs on a wide screen).
+            self.refresh_line(previous)
+            self.refresh_line(cursor)
+            return
         self.refresh()
+
+    def notify_style_update(self) -> None:
+        self._row_styles.clear()  # the CSS changed
+        super().notify_style_update()
+
+    def _styles_for_rows(self) -> tuple[Style, Style, Style, Style]:
+        """Base, error, match and cursor styles: looked up once per focus and theme, not per row."""
+        key = (self.has_focus, self.app.theme)
+        styles = self._row_styles.get(key)
+        if styles is None:
+            get = self.get_component_rich_style
+            styles = self._row_styles[key] = (
+                self.rich_style,
+                get("step-list--error"),
+                get("step-list--match"),
+                get("step-list--cursor"),
+            )
+        return styles
 
     def on_resize(self) -> None:
         self._sync_size()
@@ -101,7 +131,7 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         row = y + int(self.scroll_offset.y)
         width = self.scrollable_content_region.width
         steps = self.store.steps
-        base = self.rich_style
+        base, error, match, cursor = self._styles_for_rows()
         if row >= len(steps):
             return Strip.blank(width, base)
         s = steps[row]
@@ -112,10 +142,10 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         )
         style = base
         if not s.ok:
-            style += self.get_component_rich_style("step-list--error")
+            style += error
         elif row in self.matches:
-            style += self.get_component_rich_style("step-list--match")
+            style += match
         if row == self.cursor:
-            style += self.get_component_rich_style("step-list--cursor")
+            style += cursor
         segments = [Segment(text[:width].ljust(width), style)]
         return Strip(segments, width)
