@@ -66,3 +66,32 @@ async def test_moving_the_cursor_within_view_redraws_two_rows_only(long_run: Pat
         await pilot.press("end")  # far away: the list scrolls and every row is new
         await pilot.pause()
         assert len(drawn) == steps.scrollable_content_region.height
+
+
+async def test_the_first_frame_shows_panes_at_their_real_width(
+    long_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first frame after a layout is drawn before any Resize event arrives; a pane that only
+    # rendered on Resize would show what it rendered at width 0 (one character per line) in it.
+    from textual.screen import Screen
+
+    from tui.panes.exchanges import ExchangesPane
+
+    first: list[tuple[int, str]] = []
+    draw = Screen._compositor_refresh
+
+    def recording(screen: Screen) -> None:  # type: ignore[type-arg]
+        draw(screen)
+        if not first and isinstance(screen, RunScreen):
+            pane = screen.query_one(ExchangesPane)
+            width = pane.scrollable_content_region.width
+            shown = [pane.render_line(y).text for y in range(pane.scrollable_content_region.height)]
+            first.append((width, "\n".join(shown)))
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", recording)
+    app = make_app(replay=long_run)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+    width, text = first[0]
+    assert width > 40
+    assert "── #" in text and "tokens" in text  # whole title lines, not a column of characters

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.strip import Strip
 
 from tui.browsers.memory_browser import MemoryBrowser
 from tui.browsers.memory_render import RecordList
@@ -37,6 +38,11 @@ class _EmbeddingPane(Pane):
     def is_container(self) -> bool:
         """Children are laid out by the compositor (a line-API pane has none)."""
         return True
+
+    def render_line(self, y: int) -> Strip:
+        """Blank: the embedded browser covers the pane (no lines of its own to render)."""
+        width = self.scrollable_content_region.width
+        return Strip.blank(width, self.rich_style)
 
 
 class MemoryBrowserPane(_EmbeddingPane):

@@ -93,6 +93,7 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         self.shown: RenderableType = Text("")
         self._key: tuple[object, ...] | None = None
         self._lines: list[Strip] = []
+        self._lines_width: int | None = None  # the width _lines were rendered for
         self._style = Style()
         self._line_cache: dict[tuple[Hashable, int], list[Strip]] = {}
 
@@ -131,16 +132,25 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         """Render the selected step into lines (skipped when nothing it depends on changed)."""
         if not self.is_mounted or not self.display:
             return  # a pane in a hidden tab renders when its tab is shown (watch_active_pane)
-        step = self.step
         # While a big trace folds in the background the store changes many times a second; a
         # pane whose step did not change must not pay for re-rendering every time.
-        key = self.view_key(step)
+        key = self.view_key(self.step)
         if key == self._key:
             return
         self._key = key
-        self.shown = self.render_step(step) if step is not None else Text("no events yet", style="dim")
-        self._render_lines()
+        if self.scrollable_content_region.width <= 0:
+            # Not laid out yet. The first frame after a layout is drawn before the Resize event
+            # arrives, so render_line renders then, at the real width (at width 0 it would be a
+            # column of single characters).
+            self._lines_width = None
+            return
+        self._build(repaint=True)
         self.after_show()
+
+    def _build(self, *, repaint: bool) -> None:
+        step = self.step
+        self.shown = self.render_step(step) if step is not None else Text("no events yet", style="dim")
+        self._render_lines(repaint=repaint)
 
     def after_show(self) -> None:
         """Called after new content was laid out; panes adjust their scroll position here."""
@@ -150,8 +160,9 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         shown = self.shown
         return shown.blocks if isinstance(shown, Blocks) else [Block(None, shown)]
 
-    def _render_lines(self) -> None:
+    def _render_lines(self, *, repaint: bool) -> None:
         width = max(1, self.scrollable_content_region.width)
+        self._lines_width = width
         console = self.app.console
         options = console.options.update(width=width, min_width=width, max_width=width, height=None)
         out: list[Strip] = []
@@ -172,6 +183,13 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         before = self._shown_lines()
         self._lines = out
         virtual_size = Size(width, quantize(len(out)))
+        if not repaint:
+            # Rendered while the screen is being drawn: this frame shows the new lines already;
+            # the scrollbar follows right after it.
+            self._style = style
+            if virtual_size != self.virtual_size:
+                self.call_later(set_virtual_size, self, virtual_size)
+            return
         if style != self._style or virtual_size != self.virtual_size:
             self._style = style
             set_virtual_size(self, virtual_size)
@@ -198,6 +216,12 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         ]
 
     def render_line(self, y: int) -> Strip:
+        if self._lines_width != self.scrollable_content_region.width:
+            # A new layout (the first one, or a resize) is being drawn before its Resize event
+            # arrived: render at the width on screen now, not one frame later.
+            self._key = self.view_key(self.step)
+            self._build(repaint=False)
+            self.call_later(self.after_show)
         return self.line_at(y + self.first_shown_line())
 
     def line_at(self, index: int) -> Strip:
