@@ -205,12 +205,10 @@ def bench_keys_tmux(run_dir: Path, presses: int, size: tuple[int, int]) -> None:
         at = 1  # the header's "step i of n"
 
         def press(key: str, to: int, typed: str = "") -> float:
-            """Send ``key`` and wait for "step ``to`` of n" (``typed`` goes to the open dialog first)."""
+            """Send ``key`` and wait for "step ``to`` of n" (after `g` and ``typed``, when given)."""
             nonlocal at
-            if typed:
-                subprocess.run(["tmux", "send-keys", "-t", pane.name, "g"], check=True)
-                time.sleep(0.3)  # the dialog is up
-                subprocess.run(["tmux", "send-keys", "-t", pane.name, *typed], check=True)
+            if typed:  # `g` and the step id, typed into the header line; Enter is timed
+                subprocess.run(["tmux", "send-keys", "-t", pane.name, "g", *typed], check=True)
                 time.sleep(0.1)
             start = time.perf_counter()
             subprocess.run(["tmux", "send-keys", "-t", pane.name, key], check=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from textual import events
+
 from tui.app import make_app
 from tui.panes.base import Pane
 from tui.panes.exchanges import ExchangesPane
@@ -51,14 +53,32 @@ async def test_g_goes_to_a_step_and_rejects_unknown_ones(synthetic_run: Path) ->
     async with app.run_test(size=(80, 24)) as pilot:
         await _settle(pilot)
         screen = app.screen
+        header = screen.query_one(RunHeader)
         await pilot.press("g")
-        assert isinstance(app.screen, PromptDialog)
-        await pilot.press("4", "enter")
-        assert screen.selected == 4
+        assert app.screen is screen  # typed in the header line, no dialog
+        assert "go to step: ▏" in header.render().plain
+        await pilot.press("4")
+        assert "go to step: 4▏" in header.render().plain
+        await pilot.press("enter")
+        assert screen.selected == 4 and header.prompt is None
+        assert "go to step" not in header.render().plain
         await pilot.press("g", "9", "9", "enter")
         await pilot.pause()
         assert screen.selected == 4
         assert any("no step 99" in str(n.message) for n in app._notifications)
+        await pilot.press("g", "5", "backspace", "2", "enter")  # digits are not pane keys here
+        assert screen.selected == 2 and screen.active_pane == 0
+        await pilot.press("g", "3", "x", "escape")  # other keys are ignored; Esc cancels
+        assert screen.selected == 2 and header.prompt is None
+        await pilot.press("right")  # and the keys work as before afterwards
+        assert screen.selected == 3
+        # Typed faster than the app handles them (as a terminal delivers "g5⏎" pasted or typed
+        # quickly): the digits still go to the step id, not to the pane keys.
+        for key, character in (("g", "g"), ("5", "5"), ("enter", "\r")):
+            app.post_message(events.Key(key, character))
+        await pilot.pause()
+        await pilot.pause()
+        assert screen.selected == 5 and screen.active_pane == 0
 
 
 async def test_search_finds_tool_results_and_n_N_cycle(synthetic_run: Path) -> None:

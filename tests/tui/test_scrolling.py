@@ -22,15 +22,20 @@ class Lines(ScrollView):
         return Strip([Segment(f"line {row}".ljust(width))], width)
 
 
-class LinesApp(App[None]):
+class ViewApp(App[None]):
+    """An app showing one given view."""
+
+    def __init__(self, view: ScrollView) -> None:
+        super().__init__()
+        self.view = view
+
     def compose(self) -> ComposeResult:
-        yield Lines()
+        yield self.view
 
 
 async def test_growing_past_the_height_lays_out_growing_further_does_not() -> None:
-    app = LinesApp()
-    async with app.run_test(size=(40, 12)) as pilot:
-        view = app.query_one(Lines)
+    view = Lines()
+    async with ViewApp(view).run_test(size=(40, 12)) as pilot:
         width = view.size.width
         assert set_virtual_size(view, Size(width, 5)) is True  # the first size (a new width): layout
         await pilot.pause()
@@ -50,3 +55,30 @@ async def test_growing_past_the_height_lays_out_growing_further_does_not() -> No
         assert set_virtual_size(view, Size(width, 4)) is True  # the scrollbar goes: layout
         await pilot.pause()
         assert not view.show_vertical_scrollbar and view.scroll_y == 0
+
+
+class AlwaysBar(Lines):
+    """Lines with a scrollbar that is always there (as the run screen's panes have)."""
+
+    DEFAULT_CSS = "AlwaysBar { height: 10; overflow-x: hidden; overflow-y: scroll; }"
+
+
+async def test_an_always_shown_scrollbar_never_lays_out_and_is_drawn_as_if_fresh() -> None:
+    view = AlwaysBar()
+    async with ViewApp(view).run_test(size=(40, 12)) as pilot:
+        width = view.size.width
+        set_virtual_size(view, Size(width, 3))
+        await pilot.pause()
+        bar = view.vertical_scrollbar
+        region = bar.size.region
+        for height in (5, 2, 9, 10, 11, 40, 12, 7, 3):
+            assert set_virtual_size(view, Size(width, height)) is False  # never a layout
+            await pilot.pause()
+            kept = [strip.text for strip in bar.render_lines(region)]
+            styles = [[seg.style for seg in strip] for strip in bar.render_lines(region)]
+            bar.refresh()  # forget every cached line: draw the bar from scratch
+            fresh = bar.render_lines(region)
+            assert kept == [strip.text for strip in fresh], f"stale bar at height {height}"
+            assert styles == [[seg.style for seg in strip] for strip in fresh], (
+                f"stale bar at height {height}"
+            )

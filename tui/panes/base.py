@@ -65,7 +65,7 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
 
     TITLE: ClassVar[str] = ""
     DEFAULT_CSS = """
-    Pane { border: round $border-blurred; padding: 0 1; height: 1fr; scrollbar-gutter: stable; }
+    Pane { border: round $border-blurred; padding: 0 1; height: 1fr; overflow-y: scroll; }
     Pane:focus { border: round $border; }
     """
 
@@ -182,7 +182,7 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         style = self.rich_style
         before = self._shown_lines()
         self._lines = out
-        virtual_size = Size(width, quantize(len(out)))
+        virtual_size = Size(width, len(out))
         if not repaint:
             # Rendered while the screen is being drawn: this frame shows the new lines already;
             # the scrollbar follows right after it.
@@ -240,12 +240,6 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
         console.print(self.shown)
         return console.export_text()
-
-
-def quantize(rows: int, step: int = 32) -> int:
-    """``rows`` rounded up to a multiple of ``step``: a scrolling widget whose virtual size changes
-    asks the whole screen for a new layout, so content that grows a little must not change it."""
-    return -(-rows // step) * step
 
 
 def kv(label: str, value: object, *, style: str = "") -> Text:

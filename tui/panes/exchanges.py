@@ -65,7 +65,6 @@ class ExchangesPane(Pane):
             self.call_after_refresh(self._to_end)
 
     def _end_y(self) -> int:
-        # The virtual height is rounded up (see quantize): the end is the last content line.
         return max(0, len(self._lines) - self.scrollable_content_region.height)
 
     def _to_end(self) -> None:

@@ -1,4 +1,4 @@
-"""Small modal screens: go to step, search, confirm quit, help from bindings, error panel."""
+"""Small modal screens: search, confirm quit, help from bindings, error panel."""
 
 from __future__ import annotations
 

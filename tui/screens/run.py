@@ -9,7 +9,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal, Vertical
@@ -63,9 +63,11 @@ PROGRESS_SECONDS = 0.1  # the shortest time between two fold progress updates
 FOLD_BACKLOG = 6000  # parsed events allowed to wait for the UI thread (memory bound)
 FOLD_YIELD_EVERY = 64  # events read between two looks at whether a key waits (< 1 ms)
 KEY_WAIT_SECONDS = 0.25  # the longest the background fold waits for a key's frame to be drawn
+KEY_QUIET_SECONDS = 0.25  # after a navigation key, new events are shown no sooner than this
 FLUSH_SECONDS = 0.05  # the shortest time between two flushes of folded events to the screen
 FLUSH_MAX_SECONDS = 1.0
 FLUSH_COST_FACTOR = 20  # UI CPU per flush x this = the wait before the next one (UI share <= 5 %)
+DIGITS = frozenset("0123456789")
 WIDE = (160, 45)  # from this size on, every pane is on screen at once
 
 
@@ -135,6 +137,8 @@ class RunScreen(Screen[None]):
         # Cleared by a navigation key until its frame is on screen; the background fold waits on it.
         self._keys_answered = threading.Event()
         self._keys_answered.set()
+        self._last_key = 0.0
+        self._goto: str | None = None  # the step id typed so far after `g`
         self._follow = True
         self._engine_running = False
         # Replay: follow the trace as another process writes it even if it is not running now
@@ -225,12 +229,14 @@ class RunScreen(Screen[None]):
 
     def _drain(self, limit: int | None = None) -> bool:
         drained = False
-        for start, events in self.feed.drain(limit):
-            self.store.apply(events, start)
+        for start, chunk in self.feed.drain(limit):
+            self.store.apply(chunk, start)
             drained = True
         return drained
 
     def _flush(self) -> None:
+        if time.monotonic() - self._last_key < KEY_QUIET_SECONDS:
+            return  # someone is navigating: new events wait a moment rather than slow their keys
         # A replay's backlog can be thousands of events: the flush shows one slice more, the
         # rest is folded by _events_available between keys.
         if self._drain(FOLD_SLICE if self.replay is not None else None) or self._dirty:
@@ -300,6 +306,9 @@ class RunScreen(Screen[None]):
                 if worker.is_cancelled:
                     return
                 self.feed.push(chunk, index)
+                # Parsed events live until folded and summaries for good: out of the collector's
+                # young generation with them, or every collection walks them all again (ms each).
+                spare_long_lived()
                 index += len(chunk)
                 chunk = []
                 if time.monotonic() - reported >= PROGRESS_SECONDS:
@@ -313,7 +322,6 @@ class RunScreen(Screen[None]):
 
     @on(FoldProgress)
     def _progress(self, message: FoldProgress) -> None:
-        spare_long_lived()  # see _fold_done: what was folded so far stays
         pct = 100 * message.done // max(1, message.total)
         self.query_one(RunHeader).progress = f"folding {pct}% ({message.done}/{message.total} events)"
 
@@ -489,6 +497,7 @@ class RunScreen(Screen[None]):
 
     # ---- navigation --------------------------------------------------------------------------
     def _select(self, pos: int) -> None:
+        self._last_key = time.monotonic()
         self._keys_answered.clear()
         self.call_after_refresh(self._key_answered)
         n = len(self.store.steps)
@@ -516,23 +525,43 @@ class RunScreen(Screen[None]):
         self._select(len(self.store.steps) - 1 if last else 0)
 
     def action_goto(self) -> None:
-        """Ask for a step id and select it."""
+        """Read a step id typed right into the header line; Enter goes there, Esc cancels."""
+        # Typed in place rather than in a dialog: closing a dialog redraws and lays out the whole
+        # screen, which made the jump itself slow on a wide terminal.
+        self._goto = ""
+        self.query_one(RunHeader).prompt = ""
 
-        def done(answer: str | None) -> None:
-            if not answer:
-                return
-            try:
-                step_id = int(answer.strip())
-            except ValueError:
-                self.notify(f"not a step number: {answer!r}", severity="error")
-                return
-            pos = self.store.step_pos.get(step_id)
-            if pos is None:
-                self.notify(f"no step {step_id} in this run", severity="error")
-                return
-            self._select(pos)
+    def on_key(self, event: events.Key) -> None:
+        """While a step id is being typed after `g`, every key goes to it (no other binding)."""
+        if self._goto is None:
+            if event.key == "g":
+                # Started here, not by the binding (which the App runs only after the keys that
+                # follow have bubbled past this screen: "g12" typed fast would lose the digits).
+                event.stop()
+                event.prevent_default()
+                self.action_goto()
+            return
+        event.stop()
+        event.prevent_default()
+        if event.key == "escape":
+            self._goto = None
+        elif event.key == "enter":
+            typed, self._goto = self._goto, None
+            self._go_to_step(typed)
+        elif event.key == "backspace":
+            self._goto = self._goto[:-1]
+        elif event.character is not None and event.character in DIGITS:
+            self._goto += event.character
+        self.query_one(RunHeader).prompt = self._goto
 
-        self.app.push_screen(PromptDialog("Go to step", "step id, e.g. 12"), done)
+    def _go_to_step(self, typed: str) -> None:
+        if not typed:
+            return
+        pos = self.store.step_pos.get(int(typed))
+        if pos is None:
+            self.notify(f"no step {typed} in this run", severity="error")
+            return
+        self._select(pos)
 
     def action_search(self) -> None:
         """Ask for text to find in exchanges and tool results."""

@@ -32,6 +32,8 @@ class RunHeader(Static):
     """Background work in progress (the replay fold), shown at the end of the line."""
     following: reactive[bool] = reactive(False)
     """A replay that follows its trace as another process writes it (shown beside the status)."""
+    prompt: reactive[str | None] = reactive(None)
+    """The step id being typed after `g` (None: not going anywhere); shown at the end of the line."""
 
     def __init__(self, store: RunStore, *, id: str | None = None) -> None:
         super().__init__("", id=id)
@@ -55,6 +57,10 @@ class RunHeader(Static):
         line.append(f"  {store.tokens} tok", style="dim")
         if self.progress:
             line.append(f"  {self.progress}", style="italic yellow")
+        if self.prompt is not None:
+            line.append("  go to step: ", style="bold reverse")
+            line.append(f"{self.prompt}▏", style="bold reverse")
+            line.append(" Enter goes, Esc cancels", style="dim")
         return line
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 
 
@@ -12,14 +13,16 @@ def set_virtual_size(view: ScrollView, size: Size) -> bool:
 
     Assigning ``virtual_size`` makes Textual lay out the whole screen again, which on a wide screen
     costs more than everything else a navigation key does. The layout is only needed when a
-    scrollbar appears or disappears; otherwise the scrollbar is told the new size directly.
+    scrollbar appears or disappears (never with ``overflow-y: scroll``); otherwise the scrollbar
+    is told the new size directly.
     """
     current = view.virtual_size
     if size == current:
         return False
     width, height = view.container_size
     styles = view.styles
-    vertical = size.height > height  # what Textual decides for overflow-y: auto
+    # What Textual decides: overflow-y: scroll always shows the scrollbar, auto when it overflows
+    vertical = styles.overflow_y == "scroll" or (styles.overflow_y == "auto" and size.height > height)
     # ... and for overflow-x: auto, beside a vertical scrollbar that takes its column
     horizontal = styles.overflow_x == "scroll" or (
         styles.overflow_x == "auto"
@@ -27,7 +30,6 @@ def set_virtual_size(view: ScrollView, size: Size) -> bool:
     )
     if (
         not view.is_mounted
-        or styles.overflow_y != "auto"
         or size.width != current.width
         or vertical != view.show_vertical_scrollbar
         or horizontal != view.show_horizontal_scrollbar
@@ -37,7 +39,13 @@ def set_virtual_size(view: ScrollView, size: Size) -> bool:
     view.set_reactive(Widget.virtual_size, size)
     if vertical:
         scrollbar = view.vertical_scrollbar
-        scrollbar.window_virtual_size = size.height
-        scrollbar.refresh()
+        if max(current.height, size.height) < height:
+            # Everything fitted and still fits (with room to spare: a bar exactly as long as the
+            # content is drawn differently): the bar looks the same, so it is not drawn again;
+            # six panes' bars redrawn at every step cost more than the step's own lines.
+            scrollbar.set_reactive(ScrollBar.window_virtual_size, size.height)
+        else:
+            scrollbar.window_virtual_size = size.height
+            scrollbar.refresh()
     view.scroll_y = view.scroll_y  # validated again: content that shrank may move the end up
     return False

@@ -14,7 +14,6 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.panes.base import quantize
 from tui.store import RunStore
 from tui.widgets.scrolling import set_virtual_size
 
@@ -65,14 +64,9 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         self._row_styles: dict[tuple[bool, str], tuple[Style, Style, Style, Style]] = {}
 
     def _sync_size(self) -> None:
-        # Rounded up: a growing run must not ask the whole screen for a new layout at every step.
-        # While every row fits, scrolling (and its scrollbar) is off instead.
-        rows = len(self.store.steps)
-        fits = rows <= self.scrollable_content_region.height
-        overflow = "hidden" if fits else "auto"
-        if self.styles.overflow_y != overflow:
-            self.styles.overflow_y = overflow
-        set_virtual_size(self, Size(self.size.width, quantize(rows, 64)))
+        # A growing run changes the row count at every flush: without a layout of the screen,
+        # unless the scrollbar has to come (see set_virtual_size).
+        set_virtual_size(self, Size(self.size.width, len(self.store.steps)))
 
     def watch_revision(self) -> None:
         self._sync_size()
