@@ -165,12 +165,13 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         self._lines_width = width
         console = self.app.console
         options = console.options.update(width=width, min_width=width, max_width=width, height=None)
+        style = self.rich_style  # looked up once: it walks the styles of every ancestor
         out: list[Strip] = []
         for block in self.blocks():
             key = block.key
             cached = self._line_cache.get((key, width)) if key is not None else None
             if cached is None:
-                lines = console.render_lines(block.renderable, options, style=self.rich_style, pad=True)
+                lines = console.render_lines(block.renderable, options, style=style, pad=True)
                 cached = [Strip(line, width) for line in lines]
                 if key is not None:
                     self._line_cache[(key, width)] = cached
@@ -179,7 +180,6 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
             out.extend(
                 cached if block.style is None else [strip.apply_style(block.style) for strip in cached]
             )
-        style = self.rich_style
         before = self._shown_lines()
         self._lines = out
         virtual_size = Size(width, len(out))
