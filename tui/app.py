@@ -11,7 +11,8 @@ from textual.screen import Screen
 
 from tui.replay import HeadSource, manifest_tokens, read_manifest
 from tui.screens.dialogs import ErrorScreen
-from tui.screens.run import FIRST_PAINT_EVENTS, RunScreen
+from tui.screens.feeding import FIRST_PAINT_EVENTS
+from tui.screens.run import RunScreen
 from tui.store import ListSource, RunStore
 
 if TYPE_CHECKING:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tui.app import make_app
-from tui.screens.run import FIRST_PAINT_EVENTS, RunScreen
+from tui.screens.feeding import FIRST_PAINT_EVENTS
+from tui.screens.run import RunScreen
 from tui.synthetic import synthetic_events, write_trace
 from tui.widgets.run_header import RunHeader
 

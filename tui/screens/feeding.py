@@ -1,0 +1,276 @@
+"""FeedingScreen: a run screen's fold, fed from a trace or a live run, shown in paced batches.
+
+Events are folded and shown in batches: a flush drains the feed, folds what it holds and pushes the
+new state down (``selected``, ``revision``). The time between flushes grows with what a flush
+costs, so the UI takes a small share of the process while an Engine in the same process streams
+events; an event after a quiet spell (a slow model call) is shown at once. A replay paints from the
+head of its trace, then indexes and folds the rest in the background, and follows the trace while
+another process writes it. Navigation keys come first throughout: see ``key_pressed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.worker import get_current_worker
+
+from tui.feed import EventFeed
+from tui.follow import follow_run
+from tui.gc_tuning import FrameFriendlyGC, spare_long_lived
+from tui.messages import EventsAvailable, FoldFinished, FoldProgress, FollowUpdate, ReaderOpened
+from tui.store import RunStore
+
+if TYPE_CHECKING:
+    from tui.live import LiveRun
+
+FIRST_PAINT_EVENTS = 400  # folded before the first frame; the rest folds in the background
+FOLD_CHUNK = 500  # events the background fold hands over at once
+FOLD_SLICE = 500  # events folded per turn of the UI thread (a few ms), so keys get in between
+PROGRESS_SECONDS = 0.1  # the shortest time between two fold progress updates
+FOLD_BACKLOG = 6000  # parsed events allowed to wait for the UI thread (memory bound)
+FOLD_YIELD_EVERY = 64  # events read between two looks at whether a key waits (< 1 ms)
+KEY_WAIT_SECONDS = 0.25  # the longest the background fold waits for a key's frame to be drawn
+KEY_QUIET_SECONDS = 0.25  # after a navigation key, new events are shown no sooner than this
+FLUSH_SECONDS = 0.05  # the shortest time between two flushes of folded events to the screen
+FLUSH_MAX_SECONDS = 1.0
+FLUSH_COST_FACTOR = 20  # UI CPU per flush x this = the wait before the next one (UI share <= 5 %)
+
+
+class FeedingScreen(Screen[None]):
+    """Folds one run's events into its RunStore and pushes the new state down in paced batches."""
+
+    selected: reactive[int] = reactive(0, repaint=False)
+    """Position of the selected step; pushed down to the step list, the header and every pane."""
+    revision: reactive[int] = reactive(0, repaint=False)
+    """Bumped after the store folded new events (at most once per flush)."""
+    fold_progress: reactive[str] = reactive("", repaint=False)
+    """How far the background fold of a replay has come ("" when it is not running)."""
+    following: reactive[bool] = reactive(False, repaint=False)
+    """A replay following its trace while another process writes it."""
+    note: reactive[str] = reactive("", repaint=False)
+    """A transient line for the status bar (pause requested, export written, search results)."""
+
+    def __init__(self, store: RunStore, *, replay: Path | None = None, live: LiveRun | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.replay = replay
+        self.live = live
+        self.feed = EventFeed(lambda: self.post_message(EventsAvailable()))
+        self.reader: Any = None  # the TraceReader, once opened (replay)
+        self.notices: list[str] = []
+        self._dirty = False
+        self._flush_delay = FLUSH_SECONDS
+        self._last_flush = 0.0
+        self._cpu_mark = 0.0
+        # Cleared by a navigation key until its frame is on screen; the background fold waits on it.
+        self._keys_answered = threading.Event()
+        self._keys_answered.set()
+        self._last_key = 0.0
+        self._follow = True  # the selection keeps to the newest step (live, or following a trace)
+        # Replay: follow the trace as another process writes it even if it is not running now
+        # (`replay --follow`; set by the app). A running run is followed anyway.
+        self.follow_writes = False
+        self.follow_result: str | None = None  # the status following ended with
+        self._follow_stop = asyncio.Event()
+        self._gc = FrameFriendlyGC()
+
+    def start_feeding(self) -> None:
+        """Begin folding: a replay paints its head now and folds the rest in the background."""
+        self._gc.start()
+        self._schedule_flush()
+        if self.replay is not None:
+            # First paint from the head of the trace (see tui.replay); the reader is opened and
+            # the rest folded in the background once the first frame is out.
+            self.store.apply(self.store.source.events(), 0)
+            self._flush_now()
+            self.call_after_refresh(self.open_reader)
+
+    def key_pressed(self) -> None:
+        """A navigation key changed the selection: its frame goes before any fold work."""
+        self._last_key = time.monotonic()
+        self._keys_answered.clear()
+        self.call_after_refresh(self._key_answered)
+
+    def _key_answered(self) -> None:
+        """The key's frame is on screen: the fold may go on (on both threads)."""
+        self._keys_answered.set()
+        if self.feed.pending:
+            self.post_message(EventsAvailable())
+
+    @on(EventsAvailable)
+    def _events_available(self) -> None:
+        if self.replay is not None:
+            # Replay folds as the reader delivers (bounds what waits in the feed), a slice at a
+            # time so that keys get in between, and not at all while a key waits for its frame;
+            # only showing the new state is paced like a live run's.
+            if not self._keys_answered.is_set():
+                return  # _key_answered picks it up again
+            if self._drain(FOLD_SLICE):
+                self._dirty = True
+            if self.feed.pending:
+                self.post_message(EventsAvailable())
+        if time.perf_counter() - self._last_flush >= self._flush_delay:
+            self._flush()
+
+    def _schedule_flush(self) -> None:
+        self.set_timer(self._flush_delay, self._flush_tick)
+
+    def _flush_tick(self) -> None:
+        self._flush()
+        self._schedule_flush()
+
+    def _drain(self, limit: int | None = None) -> bool:
+        drained = False
+        for start, chunk in self.feed.drain(limit):
+            self.store.apply(chunk, start)
+            drained = True
+        return drained
+
+    def _flush(self) -> None:
+        if time.monotonic() - self._last_key < KEY_QUIET_SECONDS:
+            return  # someone is navigating: new events wait a moment rather than slow their keys
+        # A replay's backlog can be thousands of events: the flush shows one slice more, the
+        # rest is folded by _events_available between keys.
+        if self._drain(FOLD_SLICE if self.replay is not None else None) or self._dirty:
+            self._flush_now()
+            # The UI thread's CPU time since the last flush covers the previous frame's rendering
+            # too; wait long enough that this costs at most 1/FLUSH_COST_FACTOR of the time.
+            spent = time.thread_time() - self._cpu_mark
+            self._flush_delay = min(FLUSH_MAX_SECONDS, max(FLUSH_SECONDS, spent * FLUSH_COST_FACTOR))
+        else:
+            self._flush_delay = FLUSH_SECONDS
+        self._cpu_mark = time.thread_time()
+        self._last_flush = time.perf_counter()
+
+    def _flush_now(self) -> None:
+        self._dirty = False
+        last = max(0, len(self.store.steps) - 1)
+        if (self.live is not None or self.following) and self._follow:
+            self.selected = last
+        self.revision += 1
+
+    @work(thread=True, exclusive=True, group="reader", exit_on_error=False, description="indexing the trace")
+    def open_reader(self) -> None:
+        """Open (index) the trace with the TraceReader off the UI thread."""
+        from qitos.trace.reader import TraceError, TraceReader
+
+        assert self.replay is not None
+        try:
+            reader = TraceReader(self.replay)
+        except (TraceError, OSError) as exc:
+            self.post_message(ReaderOpened(None, f"cannot read {self.replay}: {exc}"))
+            return
+        self.post_message(ReaderOpened(reader, None))
+
+    @on(ReaderOpened)
+    def _reader_opened(self, message: ReaderOpened) -> None:
+        if message.reader is None:
+            self.notices.append(str(message.problem))
+            self.revision += 1
+            return
+        reader = self.reader = message.reader
+        head = len(self.store.source)
+        self.store.source = reader  # same indices: HeadSource counts lines as the reader does
+        self.store.declared_status = reader.status
+        self.notices.extend(reader.notices)
+        self.revision += 1
+        if len(reader) > head:
+            self.fold_trace(head)
+        else:
+            self._start_follow(head)
+
+    @work(thread=True, exclusive=True, group="fold", exit_on_error=False, description="folding the trace")
+    def fold_trace(self, start: int) -> None:
+        """Read every event after the first paint and hand it to the fold in chunks, with progress."""
+        worker = get_current_worker()
+        total = len(self.reader)
+        chunk: list[Any] = []
+        index = start
+        reported = 0.0
+        for count, event in enumerate(self.reader.events(start), 1):
+            chunk.append(event)
+            if count % FOLD_YIELD_EVERY == 0 and not self._keys_answered.is_set():
+                # Keys first: the fold would hold the GIL half the time and halve the screen's
+                # speed, so it waits until the key's frame is drawn (bounded: a key held down
+                # slows the fold, never stops it).
+                self._keys_answered.wait(KEY_WAIT_SECONDS)
+            if len(chunk) >= FOLD_CHUNK:
+                if worker.is_cancelled:
+                    return
+                self.feed.push(chunk, index)
+                # Parsed events live until folded and summaries for good: out of the collector's
+                # young generation with them, or every collection walks them all again (ms each).
+                spare_long_lived()
+                index += len(chunk)
+                chunk = []
+                if time.monotonic() - reported >= PROGRESS_SECONDS:
+                    reported = time.monotonic()
+                    self.post_message(FoldProgress(index, total))
+                # Back-pressure: parsed events are big; never let many wait for the UI thread.
+                while self.feed.pending > FOLD_BACKLOG and not worker.is_cancelled:
+                    time.sleep(0.005)
+        self.feed.push(chunk, index)
+        self.post_message(FoldFinished(index + len(chunk)))
+
+    @on(FoldProgress)
+    def _progress(self, message: FoldProgress) -> None:
+        pct = 100 * message.done // max(1, message.total)
+        self.fold_progress = f"folding {pct}% ({message.done}/{message.total} events)"
+
+    @on(FoldFinished)
+    def _fold_done(self, message: FoldFinished) -> None:
+        self.fold_progress = ""
+        # The fold's summaries live as long as the screen: keep the cyclic GC from walking them
+        # again and again (a full collection over a big trace's summaries stalls keys).
+        spare_long_lived()
+        self._start_follow(message.total)
+
+    # ---- following a trace that is still being written ----------------------------------------
+    def _start_follow(self, start: int) -> None:
+        # Only once everything indexed so far is folded: the follow hands over from event `start`.
+        from qitos.trace.events import STATUS_RUNNING
+
+        if self.reader is None or not (self.follow_writes or self.reader.status == STATUS_RUNNING):
+            return
+        self.following = True
+        self._flush_now()  # like a live run, the selection keeps to the newest step
+        self.follow_trace(start)
+
+    @work(exclusive=True, group="follow", exit_on_error=False, description="following the trace")
+    async def follow_trace(self, start: int) -> None:
+        """Fold events another process appends to the trace, until the run is finished."""
+        end = await follow_run(
+            self.reader,
+            start,
+            deliver=self.feed.push,  # the same feed and fold as the background fold's
+            on_status=lambda status: self.post_message(FollowUpdate(status)),
+            stop_event=self._follow_stop,
+        )
+        self.post_message(FollowUpdate(end.status, done=True, problem=end.problem))
+
+    @on(FollowUpdate)
+    def _follow_update(self, message: FollowUpdate) -> None:
+        changed = message.status != self.store.declared_status
+        self.store.declared_status = message.status
+        if message.problem:
+            self.notices.append(message.problem)
+        if message.done:
+            self.follow_result = message.status
+            self.following = False
+        if changed or message.done:
+            # Posted after the events that led to it, which wait in the feed: show them with it
+            # (new events alone are shown at the feed's own pace).
+            self._drain()
+            self._flush_now()
+
+    def on_unmount(self) -> None:
+        # The watcher waits on a thread that only the stop event ends promptly.
+        self._follow_stop.set()
+        self._gc.stop()

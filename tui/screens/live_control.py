@@ -1,0 +1,143 @@
+"""LiveControlScreen: runs a live Engine on a worker thread; pause, resume and step it.
+
+Pausing goes through the TUI's own LifecyclePolicy (``LiveRun.policy``) and nothing else: a pause
+takes effect at the next step boundary, and the Engine returns a snapshot that ``r`` resumes.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any
+
+from textual import on, work
+
+from tui.gc_tuning import spare_long_lived
+from tui.messages import RunCrashed, RunReturned
+from tui.screens.dialogs import ErrorScreen
+from tui.screens.feeding import FeedingScreen
+from tui.store import ListSource
+
+
+class LiveControlScreen(FeedingScreen):
+    """A FeedingScreen that can run its live Engine and pause, resume or single-step it."""
+
+    _engine_running = False
+
+    def start_engine(self) -> None:
+        """Start the live run once the screen is up (the first frame would compete with it)."""
+        self._engine_running = True
+        self.call_after_refresh(self._start_engine)
+
+    def _sink(self, event: Any) -> None:
+        assert isinstance(self.store.source, ListSource)
+        self.store.source.append(event)
+        self.feed.push([event])
+
+    def _start_engine(self) -> None:
+        # The app's widgets live as long as the run: freeze them out of the cyclic GC, which the
+        # Engine's allocations would otherwise make walk the whole UI again and again.
+        spare_long_lived()
+        self.run_engine(resume=False)
+
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="running the agent")
+    def run_engine(self, resume: bool) -> None:
+        """Run (or resume) the Engine on this worker thread; report how it returned."""
+        live = self.live
+        assert live is not None
+        try:
+            if not resume:
+                live.build(self._sink)
+            result = live.resume() if resume else live.start()
+        except Exception as exc:  # the agent raised out of the Engine: show it, do not crash the UI
+            detail = "".join(traceback.format_exception(exc))
+            self.post_message(RunCrashed(f"The agent raised {type(exc).__name__}: {exc}", detail))
+            return
+        status = str(getattr(result, "status", "") or "")
+        stop = getattr(result, "stop_reason", None)
+        self.post_message(RunReturned(status, live.snapshot, str(stop) if stop is not None else None))
+
+    @on(RunReturned)
+    def _returned(self, message: RunReturned) -> None:
+        self._engine_running = False
+        self._drain()
+        self._flush_now()
+        self.refresh_bindings()
+        # The run answered the last request (resume, step or pause): its state now speaks for itself.
+        self.note = ""
+        if message.snapshot is None and self.store.display_status == "failed":
+            self.app.push_screen(ErrorScreen("The run failed", self._failure_text()))
+
+    def _failure_text(self) -> str:
+        for step in reversed(self.store.steps):
+            for i in reversed(step.errors):
+                p = self.store.load(i).payload
+                return f"{p.get('category', 'error')} at step {step.step}: {p.get('message')}\n\n{p.get('details', '')}"
+            if step.error:
+                return f"step {step.step}: {step.error}"
+        return f"stop reason: {self.store.stop_reason}"
+
+    @on(RunCrashed)
+    def _crashed(self, message: RunCrashed) -> None:
+        self._engine_running = False
+        self._drain()
+        self._flush_now()
+        if self.store.status == "running":
+            self.store.status = "failed"
+        self.refresh_bindings()
+        self.app.push_screen(ErrorScreen(message.title, message.detail))
+
+    @property
+    def engine_running(self) -> bool:
+        """Whether the Engine is running (asked to start, or resumed) and has not returned yet."""
+        return self._engine_running
+
+    @property
+    def is_live(self) -> bool:
+        """Whether a live run is still going or paused (not yet finished)."""
+        return self.live is not None and (self._engine_running or self.live.snapshot is not None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the live-only keys in a replay; grey out those that do not apply right now."""
+        if action in ("pause", "resume", "single_step"):
+            if self.live is None:
+                return False
+            paused = self.live.snapshot is not None
+            if action == "resume":
+                return True if paused else None
+            if action == "pause":
+                return True if self._engine_running else None
+            return True if (paused or self._engine_running) else None
+        return True
+
+    def action_pause(self) -> None:
+        """Ask the TUI's lifecycle policy to pause at the next step boundary."""
+        if self.live is None or not self._engine_running:
+            return
+        self.live.policy.request_pause()
+        self.note = "pause requested: the run stops at the next step boundary"
+
+    def action_resume(self) -> None:
+        """Resume the paused run from its snapshot."""
+        if self.live is None or self.live.snapshot is None:
+            self.notify("nothing to resume: the run is not paused", severity="warning")
+            return
+        self._start_resume("resumed")
+
+    def action_single_step(self) -> None:
+        """Run one step and pause again."""
+        if self.live is None:
+            return
+        pause = self.store.pause
+        current = pause.step if pause is not None else (self.store.steps[-1].step if self.store.steps else 0)
+        self.live.policy.request_step(current)
+        if self.live.snapshot is not None:
+            self._start_resume(f"running step {current}, then pausing")
+        else:
+            self.note = f"pausing after step {current}"
+
+    def _start_resume(self, note: str) -> None:
+        self._engine_running = True
+        self._follow = True
+        self.note = note
+        self.refresh_bindings()
+        self.run_engine(resume=True)
