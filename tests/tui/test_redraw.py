@@ -95,3 +95,52 @@ async def test_the_first_frame_shows_panes_at_their_real_width(
     width, text = first[0]
     assert width > 40
     assert "── #" in text and "tokens" in text  # whole title lines, not a column of characters
+
+
+async def test_a_live_run_redraws_exactly_what_a_full_redraw_shows(demo_live) -> None:  # type: ignore[no-untyped-def]
+    # Rows and panes change while events stream in (a step's phase and action arrive after its
+    # row): whatever was redrawn piecemeal must match drawing everything again.
+    from tui import screenshots
+
+    app = make_app(live=demo_live())
+    async with app.run_test(size=(170, 48)) as pilot:
+        await screenshots.settle(pilot)  # paused by the demo's policy
+        assert app.screen.store.display_status == "paused"
+        assert app.export_screenshot() == await _screen_after_full_redraw(app)
+        await pilot.press("r")
+        await screenshots.settle(pilot)
+        assert app.screen.store.display_status == "finished"
+        assert app.export_screenshot() == await _screen_after_full_redraw(app)
+
+
+async def test_step_rows_changed_by_later_events_are_redrawn() -> None:
+    # An event for an earlier step (its tool failed after the next step began) changes that row,
+    # away from the cursor: the list must redraw it, and nothing else it shows may go stale.
+    from textual.app import App, ComposeResult
+
+    from qitos.trace.events import RunEvent
+    from tui.store import ListSource, RunStore
+
+    store = RunStore(ListSource())
+
+    class ListApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StepList(store)
+
+    def fold(*events: RunEvent) -> None:
+        store.apply(list(events))
+        steps.revision += 1
+
+    app = ListApp()
+    async with app.run_test(size=(60, 20)) as pilot:  # room for every row: no scrollbar comes
+        steps = app.query_one(StepList)
+        fold(*(RunEvent("r", k, "DECIDE", payload={}) for k in range(3)))
+        steps.cursor = 2
+        await pilot.pause()
+        fold(RunEvent("r", 0, "ACT", ok=False, payload={}, error="tool read_file failed"))
+        await pilot.pause()
+        assert "✗" in steps.render_line(0).text
+        assert app.export_screenshot() == await _screen_after_full_redraw(app)
+        fold(*(RunEvent("r", k, "DECIDE", payload={}) for k in range(3, 12)))  # ids reach two digits
+        await pilot.pause()
+        assert app.export_screenshot() == await _screen_after_full_redraw(app)

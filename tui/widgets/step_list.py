@@ -61,6 +61,9 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         self.store = store
         self.matches: set[int] = set()
         self._shown_cursor = 0  # the row drawn as the cursor, to redraw when the cursor moves
+        self._events_seen = 0  # the store's event count when the rows were last brought up to date
+        self._rows_seen = 0
+        self._digits = 0  # width of the step column
         self._row_styles: dict[tuple[bool, str], tuple[Style, Style, Style, Style]] = {}
 
     def _sync_size(self) -> None:
@@ -70,7 +73,21 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
 
     def watch_revision(self) -> None:
         self._sync_size()
-        self.refresh()
+        steps = self.store.steps
+        seen, self._events_seen = self._events_seen, self.store.event_count
+        rows_seen, self._rows_seen = self._rows_seen, len(steps)
+        digits = len(str(steps[-1].step)) if steps else 0
+        if digits != self._digits:
+            self._digits = digits  # the step column widened: every row moves
+            self.refresh()
+            return
+        # Only rows that are new, or that an event folded since the last look touched (a step's
+        # summary records its last event), are drawn again; a big replay folding in the
+        # background appends rows below the visible ones and redraws nothing.
+        top = int(self.scroll_offset.y)
+        for row in range(top, min(len(steps), top + self.scrollable_content_region.height)):
+            if row >= rows_seen or steps[row].last >= seen:
+                self.refresh_line(row)
 
     def watch_cursor(self, cursor: int) -> None:
         self._sync_size()
@@ -130,7 +147,7 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
             return Strip.blank(width, base)
         s = steps[row]
         mark = "✗" if not s.ok else "✓"
-        digits = len(str(steps[-1].step))
+        digits = self._digits or len(str(steps[-1].step))
         text = (
             f"{mark} {s.step:>{digits}} {s.phase[:7]:<7} {s.error if not s.ok and not s.action else s.action}"
         )
