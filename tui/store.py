@@ -194,6 +194,8 @@ class RunStore:
         self.declared_tokens = 0  # the manifest's figure (replay); upstream traces have only this
         self.event_count = 0
         self.steps: list[StepSummary] = []
+        self._series: list[float] = []  # used_series, as of its last call
+        self._series_from = 0  # the first step position changed since then
         self.step_pos: dict[int, int] = {}
         self.exchanges: list[Exchange] = []
         self.exchange_by_id: dict[str, int] = {}
@@ -227,6 +229,8 @@ class RunStore:
             self.steps.append(StepSummary(step=step_id, first=index, last=index))
         summary = self.steps[pos]
         summary.last = max(summary.last, index)
+        if pos < self._series_from:
+            self._series_from = pos  # used_series recomputes from here on
         return summary
 
     def _exchange(self, step: StepSummary, exchange_id: str) -> Exchange:
@@ -437,8 +441,16 @@ class RunStore:
         return max(self.total_tokens, self.declared_tokens)
 
     def used_series(self) -> list[float]:
-        """Used budget units per step (0 where a step sent no request view), for the sparkline."""
-        return [float(s.used_units or 0) for s in self.steps]
+        """Used budget units per step (0 where a step sent no request view), for the sparkline.
+
+        Kept up to date from the first step touched since the last call, so a run that grows at
+        its end costs only its new steps (the list is shared: read it, do not change it)."""
+        start = self._series_from
+        if start < len(self.steps):
+            del self._series[start:]
+            self._series.extend(float(s.used_units or 0) for s in self.steps[start:])
+        self._series_from = len(self.steps)
+        return self._series
 
     def load(self, index: int) -> RunEvent:
         """The full event at ``index``, from the source."""

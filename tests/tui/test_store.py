@@ -60,6 +60,24 @@ def test_incremental_apply_equals_one_shot_fold() -> None:
     assert parts.total_tokens == whole.total_tokens and parts.event_count == whole.event_count
 
 
+def test_used_series_follows_the_fold_as_it_grows_and_when_an_early_step_changes() -> None:
+    events = list(synthetic_events(9, pause_at=None))
+    store = RunStore(ListSource(events))
+    requests = [i for i, e in enumerate(events) if e.phase == "model_request"]
+    held = requests[1]  # step 1's request arrives last, after the rest of the run
+    order = [i for i in range(len(events)) if i != held]
+    for start in range(0, len(order), 5):
+        for i in order[start : start + 5]:
+            store.apply([events[i]], i)
+        assert store.used_series() == [float(s.used_units or 0) for s in store.steps]
+    assert store.used_series()[1] == 0.0
+    store.apply([events[held]], held)
+    assert (
+        store.used_series() == [float(s.used_units or 0) for s in store.steps] == _fold(events).used_series()
+    )
+    assert store.used_series()[1] > 0
+
+
 def test_pause_without_resume_leaves_store_paused_with_pending_action() -> None:
     events = [e for e in synthetic_events(6, end=False) if not (e.phase == "lifecycle_resume")]
     cut = next(i for i, e in enumerate(events) if e.phase == "lifecycle_pause") + 1
