@@ -6,6 +6,8 @@ Run: ``python tests/benchmarks/bench_tui.py [--runs N] [--work DIR] [--skip-1gb]
   a real terminal (tmux, polling the pane), median of N runs, side by side with toolong (``tl``) on
   the same events.jsonl. toolong is not a dependency: install it anywhere (e.g. a separate venv) and
   pass ``--toolong``, or have ``tl`` on PATH; otherwise the comparison is skipped with a message.
+  For scale, a Textual app that shows one line is timed alike. qitos and tui are byte-compiled
+  first, as installing them would do.
 - The same for a ~1 GB trace, with the app's peak RSS (VmHWM) at first paint and after the full
   background fold.
 - Navigation keys on the 100k trace, in tmux at 120x40 (panes in tabs) and 170x48 (all six panes):
@@ -146,12 +148,30 @@ def first_paint(argv: list[str], mark: str) -> float:
         pane.close()
 
 
-def bench_first_paint(run_dir: Path, runs: int, toolong: str | None) -> None:
-    """Ours and toolong's first paint on the same trace, interleaved, medians."""
+TRIVIAL_APP = """\
+from textual.app import App
+from textual.widgets import Static
+
+
+class Trivial(App):
+    def compose(self):
+        yield Static("step 1 of 1")
+
+
+Trivial().run()
+"""
+
+
+def bench_first_paint(run_dir: Path, runs: int, toolong: str | None, *, floor: bool = True) -> None:
+    """Ours and toolong's first paint on the same trace, interleaved, medians; and, for scale, a
+    Textual app showing one line (what any Textual app pays: Python, `import textual`, a frame)."""
     events = run_dir / "events.jsonl"
     mark_tl = f'"run_id": "{run_dir.name}"'
+    trivial = run_dir.parent / "trivial_textual_app.py"
+    trivial.write_text(TRIVIAL_APP, encoding="utf-8")
     mine: list[float] = []
     theirs: list[float] = []
+    least: list[float] = []
     first_paint(ours(run_dir), MARK_OURS)  # warm the page cache
     if toolong:
         first_paint([toolong, str(events)], mark_tl)
@@ -159,17 +179,21 @@ def bench_first_paint(run_dir: Path, runs: int, toolong: str | None) -> None:
         mine.append(first_paint(ours(run_dir), MARK_OURS))
         if toolong:
             theirs.append(first_paint([toolong, str(events)], mark_tl))
+        if floor:
+            least.append(first_paint([sys.executable, str(trivial)], "step 1 of 1"))
     line = f"  first paint, median of {runs}: qitos-tui {statistics.median(mine):.3f} s"
     line += f" (min {min(mine):.3f}, max {max(mine):.3f})"
     if toolong:
         ratio = statistics.median(mine) / statistics.median(theirs)
         line += f" | toolong {statistics.median(theirs):.3f} s (min {min(theirs):.3f}) | ratio {ratio:.2f}"
+    if floor:
+        line += f" | a one-line Textual app {statistics.median(least):.3f} s"
     print(line)
 
 
 def bench_1gb(run_dir: Path, runs: int, toolong: str | None) -> None:
     """First paint of ~1 GB plus peak RSS at first paint and after the whole background fold."""
-    bench_first_paint(run_dir, runs, toolong)
+    bench_first_paint(run_dir, runs, toolong, floor=False)
     pane = Pane(ours(run_dir))
     try:
         painted = pane.wait_for(MARK_OURS)
