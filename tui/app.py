@@ -47,7 +47,7 @@ class QitosApp(App[int]):
 
     def get_default_screen(self) -> Screen[Any]:
         """The run itself when there is one: no blank screen is drawn before it (first paint)."""
-        from qitos.trace.reader import is_run_dir
+        from qitos.trace.layout import is_run_dir
 
         if self.error is None and self.live is not None:
             return RunScreen(
@@ -96,7 +96,7 @@ class QitosApp(App[int]):
 
     def open_run(self, run_dir: Path, *, from_list: bool) -> None:
         """Open one run directory in a RunScreen over the current screen."""
-        from qitos.trace.reader import is_run_dir
+        from qitos.trace.layout import is_run_dir
 
         if not is_run_dir(run_dir):
             title, detail = (

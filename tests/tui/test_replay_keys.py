@@ -13,6 +13,7 @@ from tui.panes.exchanges import ExchangesPane
 from tui.screens.dialogs import ConfirmDialog, ErrorScreen, HelpScreen, PromptDialog
 from tui.screens.run import RunScreen
 from tui.screens.run_list import RunListScreen
+from tui.widgets.pane_tabs import PaneTabs
 from tui.widgets.run_header import RunHeader, StatusBar
 from tui.widgets.step_list import StepList
 
@@ -161,6 +162,26 @@ async def test_number_keys_switch_panes_and_question_mark_lists_bindings(synthet
         )
         await pilot.press("escape")
         assert app.screen is screen
+
+
+async def test_clicking_a_tab_shows_its_pane_and_the_shown_tab_stays_in_view(synthetic_run: Path) -> None:
+    app = make_app(replay=synthetic_run)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _settle(pilot)
+        screen = app.screen
+        tabs = screen.query_one(PaneTabs)
+        start, _ = tabs.spans()[1]
+        await pilot.click(PaneTabs, offset=(tabs.styles.padding.left + start + 2, 0))
+        assert screen.active_pane == 1 and tabs.active == 1
+        assert [p.TITLE for p in screen.query(Pane) if p.has_class("-active")] == ["Context"]
+        # "6 Skills" lies past the right edge at 80 columns: picking it scrolls the row to it.
+        await pilot.press("6")
+        assert "6 Skills" in tabs.render().renderables[0].plain  # type: ignore[attr-defined]
+        start, _ = tabs.spans()[5]
+        await pilot.click(PaneTabs, offset=(tabs.styles.padding.left + start - tabs.shift() - 1, 0))
+        assert screen.active_pane == 5  # the gap before a label picks nothing
+        await pilot.click(PaneTabs, offset=(tabs.styles.padding.left + start - tabs.shift() - 5, 0))
+        assert screen.active_pane == 4  # "5 Memory", where it is drawn now
 
 
 async def test_all_panes_visible_at_160x48_and_tabs_at_80x24(synthetic_run: Path) -> None:

@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal, Vertical
 from textual.lazy import Lazy
 from textual.reactive import reactive
-from textual.widgets import Footer, Tab, Tabs
+from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from tui.messages import SearchResults
@@ -26,6 +26,7 @@ from tui.screens.dialogs import ConfirmDialog, HelpScreen, PromptDialog
 from tui.screens.live_control import LiveControlScreen
 from tui.search import export_request, search
 from tui.store import RunStore
+from tui.widgets.pane_tabs import PaneTabs
 from tui.widgets.run_header import RunHeader, StatusBar
 from tui.widgets.step_list import StepList
 
@@ -109,10 +110,9 @@ class RunScreen(LiveControlScreen):
                 cursor=RunScreen.selected, revision=RunScreen.revision
             )
             with Vertical(id="pane-area"):
-                yield Tabs(
-                    *(Tab(f"{k + 1} {p.TITLE}", id=f"tab-{k}") for k, p in enumerate(self.panes)),
-                    id="pane-tabs",
-                )
+                yield PaneTabs(
+                    [f"{k + 1} {p.TITLE}" for k, p in enumerate(self.panes)], id="pane-tabs"
+                ).data_bind(active=RunScreen.active_pane)
                 with Container(id="panes"):
                     for k, pane_cls in enumerate(self.panes):
                         pane = pane_cls(self.store, index=k, id=f"pane-{pane_cls.TITLE.lower()}")
@@ -125,7 +125,6 @@ class RunScreen(LiveControlScreen):
         yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.query_one("#pane-tabs", Tabs).can_focus = False
         self.query_one(StepList).focus()
         self._apply_size()
         self.start_feeding()
@@ -271,11 +270,11 @@ class RunScreen(LiveControlScreen):
 
     def action_pane(self, index: int) -> None:
         """Show pane ``index`` (when the panes are in tabs)."""
-        self.query_one("#pane-tabs", Tabs).active = f"tab-{index}"
+        self.active_pane = index
 
-    @on(Tabs.TabActivated)
-    def _tab(self, event: Tabs.TabActivated) -> None:
-        self.active_pane = int(str(event.tab.id).removeprefix("tab-"))
+    @on(PaneTabs.Picked)
+    def _tab(self, message: PaneTabs.Picked) -> None:
+        self.active_pane = message.index
 
     def action_help(self) -> None:
         """Show every key, from the bindings."""
