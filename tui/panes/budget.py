@@ -26,8 +26,9 @@ class BudgetPane(Pane):
             style="bold",
         )
         budget = step.budget
-        # The sparkline covers the whole run: built again only when the store grew.
-        legend = Block(("legend", store.event_count, len(store.steps)), self._legend)
+        # The sparkline covers the whole run: built again when the screen shows newly folded
+        # events (a revision), not at every step of a run still folding in the background.
+        legend = Block(("legend", self.revision), self._legend)
         if budget is None:
             missing = Text(f"step {step.step}: no budget recorded for this request", style="dim")
             return Blocks([Block(None, Group(totals, missing)), legend])
