@@ -15,8 +15,9 @@ class BudgetPane(Pane):
     TITLE = "Budget"
 
     def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
-        # Run totals and the sparkline cover every step: they change whenever the store grows.
-        return (*super().view_key(step), len(self.store.steps), self.store.tokens, self.store.event_count)
+        # Run totals and the sparkline cover every step: they change with every revision (the
+        # screen bumps it whenever it shows newly folded events).
+        return (*super().view_key(step), self.revision)
 
     def render_step(self, step: StepSummary) -> RenderableType:
         store = self.store

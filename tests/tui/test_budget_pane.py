@@ -1,0 +1,40 @@
+"""Budget pane: the run totals and sparkline follow the store as the screen shows new events."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from tui.panes.budget import BudgetPane
+from tui.store import ListSource, RunStore
+from tui.synthetic import synthetic_events
+
+
+def drawn(pane: BudgetPane) -> str:
+    """What the pane draws (its rendered lines, not a fresh rendering of its content)."""
+    return "\n".join(pane.line_at(i).text for i in range(pane.virtual_size.height))
+
+
+async def test_the_sparkline_follows_the_store_whatever_order_step_and_revision_arrive_in() -> None:
+    # A live screen selects the newest step and then bumps its revision; the pane re-renders on
+    # the step first, when the store already holds events its cached sparkline has not seen.
+    events = list(synthetic_events(6, pause_at=None))
+    store = RunStore(ListSource(events))
+
+    class PaneApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield BudgetPane(store)
+
+    async with PaneApp().run_test(size=(100, 30)) as pilot:
+        pane = pilot.app.query_one(BudgetPane)
+        first_request = next(i for i, e in enumerate(events) if e.phase == "model_request")
+        store.apply(events[:first_request], 0)  # no budget recorded yet
+        pane.revision = 1
+        await pilot.pause()
+        assert "no step of this run recorded a budget" in drawn(pane)
+        store.apply(events[first_request:], first_request)
+        pane.selected = len(store.steps) - 1  # the step first, as the screen pushes it down
+        pane.revision = 2
+        await pilot.pause()
+        shown = drawn(pane)
+        assert "used units per step, whole run" in shown and "no step of this run" not in shown
+        assert f"run {len(store.steps)} steps" in shown
