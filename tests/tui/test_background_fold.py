@@ -42,3 +42,30 @@ async def test_keys_during_the_fold_move_the_selection_and_the_fold_completes(bi
         assert screen.selected == 25  # the fold never moved the selection of a finished run
         header = screen.query_one(RunHeader).render().plain
         assert "step 26 of 1000" in header and "folding" not in header
+
+
+async def test_the_fold_rests_while_keys_keep_coming_and_goes_on_when_they_pause(
+    big_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tui.screens.feeding as feeding
+
+    monkeypatch.setattr(feeding, "FOLD_QUIET_SECONDS", 1.0)  # a wide margin for a busy machine
+    app = make_app(replay=big_run)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        for _ in range(200):  # wait until the background fold is under way
+            if screen.reader is not None and 0 < screen.store.event_count < len(screen.reader):
+                break
+            await pilot.pause(0.01)
+        await pilot.press("right")
+        folded = screen.store.event_count
+        for _ in range(3):
+            await pilot.pause(0.15)
+            await pilot.press("right")  # keys keep coming: nothing more is folded meanwhile
+        assert screen.store.event_count == folded < len(screen.reader)
+        for _ in range(300):  # keys paused: the fold goes on and finishes
+            if screen.store.event_count == len(screen.reader):
+                break
+            await pilot.pause(0.02)
+        assert screen.store.event_count == len(screen.reader) and screen.selected == 4

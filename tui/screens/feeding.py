@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from textual import on, work
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from tui.feed import EventFeed
@@ -37,6 +38,7 @@ PROGRESS_SECONDS = 0.1  # the shortest time between two fold progress updates
 FOLD_BACKLOG = 6000  # parsed events allowed to wait for the UI thread (memory bound)
 FOLD_YIELD_EVERY = 64  # events read between two looks at whether a key waits (< 1 ms)
 KEY_WAIT_SECONDS = 0.25  # the longest the background fold waits for a key's frame to be drawn
+FOLD_QUIET_SECONDS = 0.1  # the background fold rests until keys have paused this long
 KEY_QUIET_SECONDS = 0.25  # after a navigation key, new events are shown no sooner than this
 FLUSH_SECONDS = 0.05  # the shortest time between two flushes of folded events to the screen
 FLUSH_MAX_SECONDS = 1.0
@@ -73,6 +75,7 @@ class FeedingScreen(Screen[None]):
         self._keys_answered = threading.Event()
         self._keys_answered.set()
         self._last_key = 0.0
+        self._quiet_timer: Timer | None = None
         self._follow = True  # the selection keeps to the newest step (live, or following a trace)
         # Replay: follow the trace as another process writes it even if it is not running now
         # (`replay --follow`; set by the app). A running run is followed anyway.
@@ -97,21 +100,28 @@ class FeedingScreen(Screen[None]):
         self._last_key = time.monotonic()
         self._keys_answered.clear()
         self.call_after_refresh(self._key_answered)
+        if self._quiet_timer is None:
+            self._quiet_timer = self.set_timer(FOLD_QUIET_SECONDS, self._quiet_over)
+
+    def _quiet_over(self) -> None:
+        """No key for a moment, or keys still coming: fold on, or look again a little later."""
+        left = self._last_key + FOLD_QUIET_SECONDS - time.monotonic()
+        self._quiet_timer = self.set_timer(left, self._quiet_over) if left > 0 else None
+        if left <= 0 and self.feed.pending:
+            self.post_message(EventsAvailable())
 
     def _key_answered(self) -> None:
-        """The key's frame is on screen: the fold may go on (on both threads)."""
+        """The key's frame is on screen (the fold goes on once keys pause: _quiet_over)."""
         self._keys_answered.set()
-        if self.feed.pending:
-            self.post_message(EventsAvailable())
 
     @on(EventsAvailable)
     def _events_available(self) -> None:
         if self.replay is not None:
             # Replay folds as the reader delivers (bounds what waits in the feed), a slice at a
-            # time so that keys get in between, and not at all while a key waits for its frame;
-            # only showing the new state is paced like a live run's.
-            if not self._keys_answered.is_set():
-                return  # _key_answered picks it up again
+            # time so that keys get in between, and not at all while keys are coming; only
+            # showing the new state is paced like a live run's.
+            if not self._keys_answered.is_set() or time.monotonic() - self._last_key < FOLD_QUIET_SECONDS:
+                return  # _quiet_over picks it up again
             if self._drain(FOLD_SLICE):
                 self._dirty = True
             if self.feed.pending:
@@ -196,11 +206,18 @@ class FeedingScreen(Screen[None]):
         reported = 0.0
         for count, event in enumerate(self.reader.events(start), 1):
             chunk.append(event)
-            if count % FOLD_YIELD_EVERY == 0 and not self._keys_answered.is_set():
+            if count % FOLD_YIELD_EVERY == 0 and (
+                not self._keys_answered.is_set() or time.monotonic() - self._last_key < FOLD_QUIET_SECONDS
+            ):
                 # Keys first: the fold would hold the GIL half the time and halve the screen's
                 # speed, so it waits until the key's frame is drawn (bounded: a key held down
                 # slows the fold, never stops it).
                 self._keys_answered.wait(KEY_WAIT_SECONDS)
+                # ... and while keys keep coming (a key held down, or pressed again and again),
+                # until they pause: the fold goes on between bursts of keys, not during them.
+                quiet_in = self._last_key + FOLD_QUIET_SECONDS - time.monotonic()
+                if quiet_in > 0:
+                    time.sleep(quiet_in)
             if len(chunk) >= FOLD_CHUNK:
                 if worker.is_cancelled:
                     return
