@@ -113,6 +113,8 @@ class FeedingScreen(Screen[None]):
     def _key_answered(self) -> None:
         """The key's frame is on screen (the fold goes on once keys pause: _quiet_over)."""
         self._keys_answered.set()
+        if self._quiet_timer is None and self.feed.pending:
+            self.post_message(EventsAvailable())  # keys paused before this frame was out
 
     @on(EventsAvailable)
     def _events_available(self) -> None:
