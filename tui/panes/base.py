@@ -180,8 +180,7 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
             out.extend(
                 cached if block.style is None else [strip.apply_style(block.style) for strip in cached]
             )
-        before = self._shown_lines()
-        self._lines = out
+        previous, self._lines = self._lines, out
         virtual_size = Size(width, len(out))
         if not repaint:
             # Rendered while the screen is being drawn: this frame shows the new lines already;
@@ -197,23 +196,16 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
             return
         # Stepping often changes a few lines of a pane (a bar, a figure): redraw only those. Each
         # redrawn line costs Textual a fresh strip per widget layer, so this is most of a key's cost.
-        after = self._shown_lines()
-        for y, (old, new) in enumerate(zip(before, after, strict=True)):
+        # (Same length as before, so the first line on screen is the same for both.)
+        first = self.first_shown_line()
+        for y in range(self.scrollable_content_region.height):
+            old, new = _line_or_none(previous, first + y), _line_or_none(out, first + y)
             if old is not new and old != new:
                 self.refresh(Region(0, y, width, 1))
 
     def first_shown_line(self) -> int:
         """The content line drawn at the top of the pane (the scroll position, for most panes)."""
         return int(self.scroll_offset.y)
-
-    def _shown_lines(self) -> list[Strip | None]:
-        """The content lines on screen now, top to bottom (None past the end)."""
-        first = self.first_shown_line()
-        lines = self._lines
-        return [
-            lines[i] if 0 <= i < len(lines) else None
-            for i in range(first, first + self.scrollable_content_region.height)
-        ]
 
     def render_line(self, y: int) -> Strip:
         if self._lines_width != self.scrollable_content_region.width:
@@ -240,6 +232,10 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
         console.print(self.shown)
         return console.export_text()
+
+
+def _line_or_none(lines: list[Strip], index: int) -> Strip | None:
+    return lines[index] if 0 <= index < len(lines) else None
 
 
 def render_block(
