@@ -8,7 +8,7 @@ the whole screen for a new layout: navigation stays fast on big traces.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from types import FunctionType, MethodType
@@ -27,7 +27,9 @@ from textual.strip import Strip
 from tui.store import RunStore, StepSummary
 from tui.widgets.scrolling import set_virtual_size
 
-LINE_CACHE_BLOCKS = 64  # rendered blocks kept per pane (stepping re-renders only the new ones)
+# Rendered blocks kept per pane, least recently used dropped first: the steps around the selected
+# one, the first, the last and one being typed after `g` (see prepare) all fit.
+LINE_CACHE_BLOCKS = 256
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,9 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
     """A titled, scrolling pane that re-renders when the selected step or the store changes."""
 
     TITLE: ClassVar[str] = ""
+    RENDERS_BLOCKS: ClassVar[bool] = False
+    """Whether render_step returns Blocks keyed by the pane itself; otherwise the whole content is
+    one block keyed by the step's view key (rendered once per step and width)."""
     DEFAULT_CSS = """
     Pane { border: round $border-blurred; padding: 0 1; height: 1fr; overflow-y: scroll; }
     Pane:focus { border: round $border; }
@@ -96,6 +101,7 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         self._lines_width: int | None = None  # the width _lines were rendered for
         self._style = Style()
         self._line_cache: dict[tuple[Hashable, int], list[Strip]] = {}
+        self._cache_style: Style | None = None  # the base style the cached lines were drawn over
 
     def on_mount(self) -> None:
         self.show()
@@ -103,6 +109,18 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
     def on_resize(self) -> None:
         self.show()
         self.after_show()  # a height change (a status line came or went) moves the end too
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        if self.is_mounted:
+            self.call_later(self._restyle)
+
+    def _restyle(self) -> None:
+        # A new theme changes the background the lines were drawn over: draw them again (the
+        # line cache is dropped for a new base style). Focus and hover change no base style.
+        if self._lines_width is not None and self.rich_style != self._style:
+            self._key = None
+            self.show()
 
     def watch_active_pane(self, active: int) -> None:
         self.set_class(active == self.index, "-active")
@@ -149,8 +167,16 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
 
     def _build(self, *, repaint: bool) -> None:
         step = self.step
-        self.shown = self.render_step(step) if step is not None else Text("no events yet", style="dim")
+        self.shown = self.content(step) if step is not None else Text("no events yet", style="dim")
         self._render_lines(repaint=repaint)
+
+    def content(self, step: StepSummary) -> RenderableType:
+        """What is shown for ``step``, as blocks whose lines are cached (built only on a miss)."""
+        if self.RENDERS_BLOCKS:
+            return self.render_step(step)
+        # The view key names everything the content depends on: a step seen (or prepared)
+        # before is shown without building or rendering anything.
+        return Blocks([Block(("view", *self.view_key(step)), partial(self.render_step, step))])
 
     def after_show(self) -> None:
         """Called after new content was laid out; panes adjust their scroll position here."""
@@ -160,26 +186,65 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         shown = self.shown
         return shown.blocks if isinstance(shown, Blocks) else [Block(None, shown)]
 
+    def _render_context(self, width: int) -> tuple[Console, ConsoleOptions, Style]:
+        console = self.app.console
+        options = console.options.update(width=width, min_width=width, max_width=width, height=None)
+        return console, options, self.rich_style  # looked up once: it walks every ancestor's styles
+
+    def _block_lines(
+        self, block: Block, width: int, context: tuple[Console, ConsoleOptions, Style]
+    ) -> list[Strip]:
+        """``block`` rendered at ``width``: from the cache when its key was rendered before."""
+        key = block.key
+        console, options, style = context
+        if style != self._cache_style:
+            self._line_cache.clear()  # the lines were drawn over another base style (a new theme)
+            self._cache_style = style
+        if key is not None:
+            cached = self._line_cache.pop((key, width), None)
+            if cached is not None:
+                self._line_cache[(key, width)] = cached  # now the most recently used
+                return cached
+        lines = [Strip(line, width) for line in render_block(console, block.renderable, options, style)]
+        if key is not None:
+            self._line_cache[(key, width)] = lines
+            if len(self._line_cache) > LINE_CACHE_BLOCKS:
+                self._line_cache.pop(next(iter(self._line_cache)))
+        return lines
+
+    def prepare(self, pos: int) -> Iterator[None]:
+        """Render the cached blocks of the step at ``pos`` ahead of time, one block per iteration
+        (so that idle time can be used a little at a time): showing that step later finds them.
+
+        A pane that draws itself otherwise (the disk browsers) has nothing to prepare."""
+        width = self._lines_width
+        steps = self.store.steps
+        if width is None or not self.is_mounted or not self.display or not isinstance(self.shown, Blocks):
+            return
+        if not 0 <= pos < len(steps):
+            return
+        content = self.content(steps[pos])
+        if not isinstance(content, Blocks):
+            return
+        for block in content.blocks:
+            if block.key is not None and (block.key, width) not in self._line_cache:
+                yield
+                if width != self._lines_width:
+                    return  # resized meanwhile: these lines would never be asked for
+                self._block_lines(block, width, self._render_context(width))
+
     def _render_lines(self, *, repaint: bool) -> None:
         width = max(1, self.scrollable_content_region.width)
         self._lines_width = width
-        console = self.app.console
-        options = console.options.update(width=width, min_width=width, max_width=width, height=None)
-        style = self.rich_style  # looked up once: it walks the styles of every ancestor
+        context = self._render_context(width)
+        style = context[2]
         out: list[Strip] = []
         for block in self.blocks():
-            key = block.key
-            cached = self._line_cache.get((key, width)) if key is not None else None
-            if cached is None:
-                lines = render_block(console, block.renderable, options, style)
-                cached = [Strip(line, width) for line in lines]
-                if key is not None:
-                    self._line_cache[(key, width)] = cached
-                    if len(self._line_cache) > LINE_CACHE_BLOCKS:
-                        self._line_cache.pop(next(iter(self._line_cache)))
+            cached = self._block_lines(block, width, context)
             out.extend(
                 cached if block.style is None else [strip.apply_style(block.style) for strip in cached]
             )
+        shown_from = self.first_shown_line() if repaint else 0  # before the lines change
         previous, self._lines = self._lines, out
         virtual_size = Size(width, len(out))
         if not repaint:
@@ -189,17 +254,20 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
             if virtual_size != self.virtual_size:
                 self.call_later(set_virtual_size, self, virtual_size)
             return
-        if style != self._style or virtual_size != self.virtual_size:
+        if style != self._style or (
+            virtual_size != self.virtual_size and set_virtual_size(self, virtual_size)
+        ):
             self._style = style
-            set_virtual_size(self, virtual_size)
-            self.refresh()
+            self.refresh()  # a new base style, or a new layout
             return
-        # Stepping often changes a few lines of a pane (a bar, a figure): redraw only those. Each
-        # redrawn line costs Textual a fresh strip per widget layer, so this is most of a key's cost.
-        # (Same length as before, so the first line on screen is the same for both.)
+        # Stepping often changes a few lines of a pane (a bar, a figure), even a far jump (most
+        # panes keep their first lines): redraw only those. Each redrawn line costs Textual a fresh
+        # strip per widget layer, so this is most of a key's cost. What is on screen is the old
+        # lines from where they were shown; the new ones are shown from where the new length and
+        # scroll position put them.
         first = self.first_shown_line()
         for y in range(self.scrollable_content_region.height):
-            old, new = _line_or_none(previous, first + y), _line_or_none(out, first + y)
+            old, new = _line_or_none(previous, shown_from + y), _line_or_none(out, first + y)
             if old is not new and old != new:
                 self.refresh(Region(0, y, width, 1))
 
@@ -224,7 +292,7 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         return Strip([Segment(" " * width, self._style)], width)
 
     def render_step(self, step: StepSummary) -> RenderableType:
-        """What the pane shows for ``step``; every pane overrides this."""
+        """What the pane shows for ``step`` (Blocks when RENDERS_BLOCKS); every pane overrides this."""
         raise NotImplementedError(f"{type(self).__name__} must implement render_step")
 
     def plain(self, width: int = 100) -> str:

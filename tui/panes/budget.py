@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from rich.console import Group, RenderableType
 from rich.text import Text
 
@@ -13,6 +15,7 @@ class BudgetPane(Pane):
     """Max, used per category and available units; a sparkline of used units for every step."""
 
     TITLE = "Budget"
+    RENDERS_BLOCKS = True
 
     def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
         # Run totals and the sparkline cover every step: they change with every revision (the
@@ -20,6 +23,13 @@ class BudgetPane(Pane):
         return (*super().view_key(step), self.revision)
 
     def render_step(self, step: StepSummary) -> RenderableType:
+        # The sparkline covers the whole run: built again when the screen shows newly folded
+        # events (a revision), not at every step of a run still folding in the background.
+        legend = Block(("legend", self.revision), self._legend)
+        return Blocks([Block(("figures", *self.view_key(step)), partial(self._figures, step)), legend])
+
+    def _figures(self, step: StepSummary) -> Group:
+        """Run totals, then the step's budget: max, used per category with bars, available."""
         store = self.store
         totals = kv(
             "run",
@@ -27,12 +37,8 @@ class BudgetPane(Pane):
             style="bold",
         )
         budget = step.budget
-        # The sparkline covers the whole run: built again when the screen shows newly folded
-        # events (a revision), not at every step of a run still folding in the background.
-        legend = Block(("legend", self.revision), self._legend)
         if budget is None:
-            missing = Text(f"step {step.step}: no budget recorded for this request", style="dim")
-            return Blocks([Block(None, Group(totals, missing)), legend])
+            return Group(totals, Text(f"step {step.step}: no budget recorded for this request", style="dim"))
         unit = budget.unit
         max_units = budget.max_units
         used = dict(budget.used)
@@ -49,7 +55,7 @@ class BudgetPane(Pane):
         lines.append(total_line)
         available = "?" if budget.available_units is None else budget.available_units
         lines.append(kv(f"{'available':<13}", f"{available:>6}", style="green bold"))
-        return Blocks([Block(None, Group(*lines)), legend])
+        return Group(*lines)
 
     def _legend(self) -> Group:
         series = self.store.used_series()

@@ -46,6 +46,7 @@ class ExchangesPane(Pane):
     """Messages by role, tool calls and results, usage; exchanges left out of this request dimmed."""
 
     TITLE = "Exchanges"
+    RENDERS_BLOCKS = True  # each exchange a block of its own: neighbouring steps share most of them
 
     expanded: reactive[bool] = reactive(False, repaint=False)
     """Show long payloads whole instead of folded."""

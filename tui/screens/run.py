@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -11,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal, Vertical
 from textual.lazy import Lazy
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
@@ -22,6 +24,7 @@ from tui.panes.context import ContextPane
 from tui.panes.exchanges import ExchangesPane
 from tui.panes.memory import MemoryPane
 from tui.panes.skills import SkillsPane
+from tui.prefetch import Prefetcher
 from tui.screens.dialogs import ConfirmDialog, HelpScreen, PromptDialog
 from tui.screens.live_control import LiveControlScreen
 from tui.search import export_request, search
@@ -43,6 +46,9 @@ PANES: tuple[type[Pane], ...] = (
 )
 DIGITS = frozenset("0123456789")
 WIDE = (160, 45)  # from this size on, every pane is on screen at once
+# Rendering ahead starts this long after a key: its frame is drawn first (within a frame interval,
+# 1/120 s; call_after_refresh may run before it, when the screen is idle but not yet dirty).
+PREFETCH_AFTER_SECONDS = 0.02
 
 
 class RunScreen(LiveControlScreen):
@@ -95,6 +101,8 @@ class RunScreen(LiveControlScreen):
         self.from_list = from_list
         self.matches: list[tuple[int, int]] = []
         self._goto: str | None = None  # the step id typed so far after `g`
+        self._prefetch = Prefetcher()
+        self._prefetch_timer: Timer | None = None
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -134,6 +142,9 @@ class RunScreen(LiveControlScreen):
     def on_resize(self) -> None:
         self._apply_size()
 
+    def on_unmount(self) -> None:
+        self._prefetch.stop()
+
     def _apply_size(self) -> None:
         wide = self.size.width >= WIDE[0] and self.size.height >= WIDE[1]
         if wide != self.has_class("-wide"):
@@ -149,6 +160,33 @@ class RunScreen(LiveControlScreen):
             return
         self.selected = max(0, min(n - 1, pos))
         self._follow = self.selected == n - 1
+        self._prefetch_soon()
+
+    def _prefetch_soon(self) -> None:
+        """Render ahead, once this key's frame is out, what the next key is likely to ask for."""
+        self._prefetch.stop()
+        if self._prefetch_timer is not None:
+            self._prefetch_timer.stop()
+        self._prefetch_timer = self.set_timer(PREFETCH_AFTER_SECONDS, self._prefetch_now)
+
+    def _prefetch_now(self) -> None:
+        self._prefetch_timer = None
+        if self._goto is None:
+            n, at = len(self.store.steps), self.selected
+            self._prefetch.start(self._prepare([at + 1, at - 1, n - 1, 0]))
+            return
+        # A step id is being typed after `g`: its step, before Enter asks for it.
+        pos = self.store.step_pos.get(int(self._goto)) if self._goto else None
+        if pos is not None:
+            self._prefetch.start(self._prepare([pos]))
+
+    def _prepare(self, positions: list[int]) -> Iterator[None]:
+        n, seen = len(self.store.steps), {self.selected}
+        for pos in positions:
+            if 0 <= pos < n and pos not in seen:
+                seen.add(pos)
+                for pane in self.query(Pane):
+                    yield from pane.prepare(pos)
 
     @on(StepList.Selected)
     def _picked(self, message: StepList.Selected) -> None:
@@ -191,6 +229,8 @@ class RunScreen(LiveControlScreen):
         elif event.character is not None and event.character in DIGITS:
             self._goto += event.character
         self.query_one(RunHeader).prompt = self._goto
+        if self._goto is not None:
+            self._prefetch_soon()
 
     def _go_to_step(self, typed: str) -> None:
         if not typed:
