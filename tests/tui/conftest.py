@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +19,15 @@ def synthetic_run(tmp_path: Path) -> Path:
     """A finished 6-step run with request views, receipts, memory, a skill and an agent pause."""
     run_dir = tmp_path / "runs" / "synthetic_run"
     write_trace(run_dir, synthetic_events(6))
+    return run_dir
+
+
+@pytest.fixture
+def long_run(tmp_path: Path) -> Path:
+    """A finished 60-step run: longer than the step list at 80x24 (moving the cursor scrolls it),
+    with far-away steps no pane has rendered yet."""
+    run_dir = tmp_path / "long_run"
+    write_trace(run_dir, synthetic_events(60, run_id="long_run"))
     return run_dir
 
 
@@ -42,3 +53,29 @@ def demo_live(tmp_path: Path) -> Callable[..., LiveRun]:
         return live
 
     return build
+
+
+async def _shown_whole(pilot: Any, timeout: float = 30.0) -> None:
+    """Wait until a replay has folded every event of its trace and shown the result (the background
+    fold and the paced flushes after it are done): on a loaded machine that takes a while."""
+    from tui.widgets.step_list import StepList
+
+    await pilot.app.workers.wait_for_complete()
+    screen = pilot.app.screen
+    deadline = time.monotonic() + timeout
+    while (
+        screen.reader is None
+        or screen.store.event_count < len(screen.reader)
+        or screen.fold_progress
+        or screen.query_one(StepList).virtual_size.height != len(screen.store.steps)
+    ):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the replay was not folded and shown in time")
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+@pytest.fixture
+def shown_whole() -> Callable[..., Awaitable[None]]:
+    """``await shown_whole(pilot)``: every event of the replay folded and on screen."""
+    return _shown_whole

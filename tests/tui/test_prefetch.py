@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Hashable
+from collections.abc import Awaitable, Callable, Hashable
 from pathlib import Path
 
 import pytest
@@ -15,15 +15,8 @@ from tui.panes.exchanges import ExchangesPane
 from tui.prefetch import Prefetcher
 from tui.screens import run as run_module
 from tui.screens.run import PREFETCH_AFTER_SECONDS, RunScreen
-from tui.synthetic import synthetic_events, write_trace
 
-
-@pytest.fixture
-def long_run(tmp_path: Path) -> Path:
-    """A 60-step run: far jumps reach exchanges no pane has rendered yet."""
-    run_dir = tmp_path / "long_run"
-    write_trace(run_dir, synthetic_events(60, run_id="long_run"))
-    return run_dir
+ShownWhole = Callable[..., Awaitable[None]]  # the conftest fixture
 
 
 # ------------------------------------------------------------------------------ Prefetcher
@@ -98,12 +91,11 @@ def _misses(pane: Pane, monkeypatch: pytest.MonkeyPatch) -> list[Hashable]:
 
 
 async def test_a_prepared_step_is_shown_without_rendering_a_block(
-    long_run: Path, monkeypatch: pytest.MonkeyPatch
+    long_run: Path, monkeypatch: pytest.MonkeyPatch, shown_whole: ShownWhole
 ) -> None:
     app = make_app(replay=long_run)
     async with app.run_test(size=(170, 48)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await shown_whole(pilot)
         screen = app.screen
         assert isinstance(screen, RunScreen)
         await _quiet(pilot)  # what the screen prepares by itself is done: only this test's work counts
@@ -122,7 +114,7 @@ async def test_a_prepared_step_is_shown_without_rendering_a_block(
         # ... and what is shown is what a pane that never prepared anything shows.
         fresh = make_app(replay=long_run)
         async with fresh.run_test(size=(170, 48)) as other:
-            await fresh.workers.wait_for_complete()
+            await shown_whole(other)
             fresh.screen._select(40)
             await other.pause()
             for pane_cls in (ExchangesPane, ContextPane):
@@ -132,20 +124,20 @@ async def test_a_prepared_step_is_shown_without_rendering_a_block(
                 assert [s.text for s in ours._lines] == [s.text for s in theirs._lines]
 
 
-async def test_a_pane_hidden_in_a_tab_prepares_nothing(long_run: Path) -> None:
+async def test_a_pane_hidden_in_a_tab_prepares_nothing(long_run: Path, shown_whole: ShownWhole) -> None:
     app = make_app(replay=long_run)
     async with app.run_test(size=(80, 24)) as pilot:  # tabs: only Exchanges is shown
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await shown_whole(pilot)
         assert list(app.screen.query_one(ContextPane).prepare(40)) == []
         assert list(app.screen.query_one(ExchangesPane).prepare(40))
 
 
-async def test_cached_lines_are_dropped_when_the_base_style_changes(long_run: Path) -> None:
+async def test_cached_lines_are_dropped_when_the_base_style_changes(
+    long_run: Path, shown_whole: ShownWhole
+) -> None:
     app = make_app(replay=long_run)
     async with app.run_test(size=(170, 48)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await shown_whole(pilot)
         exchanges = app.screen.query_one(ExchangesPane)
         list(exchanges.prepare(40))
         assert list(exchanges.prepare(40)) == []
@@ -155,7 +147,7 @@ async def test_cached_lines_are_dropped_when_the_base_style_changes(long_run: Pa
 
 
 async def test_the_least_recently_used_blocks_go_first(
-    long_run: Path, monkeypatch: pytest.MonkeyPatch
+    long_run: Path, monkeypatch: pytest.MonkeyPatch, shown_whole: ShownWhole
 ) -> None:
     from rich.text import Text
 
@@ -164,8 +156,7 @@ async def test_the_least_recently_used_blocks_go_first(
     monkeypatch.setattr(base, "LINE_CACHE_BLOCKS", 3)
     app = make_app(replay=long_run)
     async with app.run_test(size=(170, 48)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await shown_whole(pilot)
         pane = app.screen.query_one(ContextPane)
         width = pane.scrollable_content_region.width
         context = pane._render_context(width)
@@ -190,12 +181,11 @@ async def _quiet(pilot, seconds: float = PREFETCH_AFTER_SECONDS * 5) -> None:  #
 
 
 async def test_the_step_typed_after_g_is_ready_before_enter(
-    long_run: Path, monkeypatch: pytest.MonkeyPatch
+    long_run: Path, monkeypatch: pytest.MonkeyPatch, shown_whole: ShownWhole
 ) -> None:
     app = make_app(replay=long_run)
     async with app.run_test(size=(170, 48)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await shown_whole(pilot)
         screen = app.screen
         exchanges = screen.query_one(ExchangesPane)
         target = screen.store.step_pos[37]
@@ -209,11 +199,12 @@ async def test_the_step_typed_after_g_is_ready_before_enter(
         assert screen.selected == target and missed == []
 
 
-async def test_after_a_key_the_neighbours_and_both_ends_are_prepared(long_run: Path) -> None:
+async def test_after_a_key_the_neighbours_and_both_ends_are_prepared(
+    long_run: Path, shown_whole: ShownWhole
+) -> None:
     app = make_app(replay=long_run)
     async with app.run_test(size=(170, 48)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await shown_whole(pilot)
         screen = app.screen
         exchanges = screen.query_one(ExchangesPane)
         await pilot.press("g", "3", "0", "enter")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -9,16 +10,9 @@ from textual.widget import Widget
 
 from tui.app import make_app
 from tui.screens.run import RunScreen
-from tui.synthetic import synthetic_events, write_trace
 from tui.widgets.step_list import StepList
 
-
-@pytest.fixture
-def long_run(tmp_path: Path) -> Path:
-    """A 60-step run: longer than the step list at 80x24, so moving the cursor also scrolls it."""
-    run_dir = tmp_path / "long_run"
-    write_trace(run_dir, synthetic_events(60, run_id="long_run"))
-    return run_dir
+ShownWhole = Callable[..., Awaitable[None]]  # the conftest fixture
 
 
 async def _screen_after_full_redraw(app) -> str:  # type: ignore[no-untyped-def]
@@ -29,11 +23,12 @@ async def _screen_after_full_redraw(app) -> str:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("size", [(80, 24), (170, 48)])
-async def test_keys_redraw_exactly_what_a_full_redraw_shows(long_run: Path, size: tuple[int, int]) -> None:
+async def test_keys_redraw_exactly_what_a_full_redraw_shows(
+    long_run: Path, size: tuple[int, int], shown_whole: ShownWhole
+) -> None:
     app = make_app(replay=long_run)
     async with app.run_test(size=size) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await shown_whole(pilot)
         screen = app.screen
         assert isinstance(screen, RunScreen)
         keys = ["right"] * 4 + ["down", "down", "left", "end", "up", "home"] + ["pagedown", "right", "h"]
@@ -45,11 +40,12 @@ async def test_keys_redraw_exactly_what_a_full_redraw_shows(long_run: Path, size
             assert shown == redrawn, f"stale lines on screen after {key!r} (step {screen.selected})"
 
 
-async def test_moving_the_cursor_within_view_redraws_two_rows_only(long_run: Path) -> None:
+async def test_moving_the_cursor_within_view_redraws_two_rows_only(
+    long_run: Path, shown_whole: ShownWhole
+) -> None:
     app = make_app(replay=long_run)
     async with app.run_test(size=(80, 24)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await shown_whole(pilot)
         steps = app.screen.query_one(StepList)
         drawn: list[int] = []
         original = steps.render_line

@@ -21,10 +21,10 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.store import RunStore, StepSummary
+from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling, thumb_rows
 from tui.widgets.scrolling import set_virtual_size
 
 # Rendered blocks kept per pane, least recently used dropped first: the steps around the selected
@@ -62,17 +62,20 @@ class Blocks:
             yield block.renderable
 
 
-class Pane(ScrollView, can_focus=True, inherit_bindings=False):
+GUTTER_COLUMNS = 2  # right of the content: a blank column, then the scroll gutter
+
+
+class Pane(GutterScrolling, can_focus=True, inherit_bindings=False):
     """A titled, scrolling pane that re-renders when the selected step or the store changes."""
 
     TITLE: ClassVar[str] = ""
     RENDERS_BLOCKS: ClassVar[bool] = False
     """Whether render_step returns Blocks keyed by the pane itself; otherwise the whole content is
     one block keyed by the step's view key (rendered once per step and width)."""
-    DEFAULT_CSS = """
-    Pane { border: round $border-blurred; padding: 0 1; height: 1fr; overflow-y: scroll; }
-    Pane:focus { border: round $border; }
-    """
+    DEFAULT_CSS = (
+        "Pane { border: round $border-blurred; padding: 0 0 0 1; height: 1fr; " + GUTTER_CSS + " }"
+        " Pane:focus { border: round $border; }"
+    )
 
     # Only vertical scrolling: ←/→/Home/End stay the screen's step navigation even here.
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -102,6 +105,7 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         self._style = Style()
         self._line_cache: dict[tuple[Hashable, int], list[Strip]] = {}
         self._cache_style: Style | None = None  # the base style the cached lines were drawn over
+        self._pass_lines: tuple[int, int] | None = None  # first line shown and width, per render_lines
 
     def on_mount(self) -> None:
         self.show()
@@ -156,7 +160,7 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         if key == self._key:
             return
         self._key = key
-        if self.scrollable_content_region.width <= 0:
+        if self.scrollable_content_region.width <= GUTTER_COLUMNS:
             # Not laid out yet. The first frame after a layout is drawn before the Resize event
             # arrives, so render_line renders then, at the real width (at width 0 it would be a
             # column of single characters).
@@ -233,8 +237,17 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
                     return  # resized meanwhile: these lines would never be asked for
                 self._block_lines(block, width, self._render_context(width))
 
+    @property
+    def content_width(self) -> int:
+        """The width the content is rendered at: the pane's, less the scroll gutter."""
+        return max(1, self.scrollable_content_region.width - GUTTER_COLUMNS)
+
+    def gutter_thumb(self) -> range:
+        """The thumb's rows, from the first line shown (which may run ahead of the scroll position)."""
+        return thumb_rows(self.scrollable_content_region.height, len(self._lines), self.first_shown_line())
+
     def _render_lines(self, *, repaint: bool) -> None:
-        width = max(1, self.scrollable_content_region.width)
+        width = self.content_width
         self._lines_width = width
         context = self._render_context(width)
         style = context[2]
@@ -245,8 +258,9 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
                 cached if block.style is None else [strip.apply_style(block.style) for strip in cached]
             )
         shown_from = self.first_shown_line() if repaint else 0  # before the lines change
+        thumb = self.gutter_thumb() if repaint else range(0)
         previous, self._lines = self._lines, out
-        virtual_size = Size(width, len(out))
+        virtual_size = Size(self.scrollable_content_region.width, len(out))
         if not repaint:
             # Rendered while the screen is being drawn: this frame shows the new lines already;
             # the scrollbar follows right after it.
@@ -269,24 +283,40 @@ class Pane(ScrollView, can_focus=True, inherit_bindings=False):
         for y in range(self.scrollable_content_region.height):
             old, new = _line_or_none(previous, shown_from + y), _line_or_none(out, first + y)
             if old is not new and old != new:
-                self.refresh(Region(0, y, width, 1))
+                self.refresh_row(y)
+        self.refresh_gutter(thumb)
 
     def first_shown_line(self) -> int:
         """The content line drawn at the top of the pane (the scroll position, for most panes)."""
         return int(self.scroll_offset.y)
 
-    def render_line(self, y: int) -> Strip:
-        if self._lines_width != self.scrollable_content_region.width:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._ensure_rendered()
+        # What every line of one pass shares, looked up once (a far jump draws every line).
+        self._pass_lines = (self.first_shown_line(), self.content_width)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass_lines = None
+
+    def _ensure_rendered(self) -> None:
+        if self._lines_width != self.content_width:
             # A new layout (the first one, or a resize) is being drawn before its Resize event
             # arrived: render at the width on screen now, not one frame later.
             self._key = self.view_key(self.step)
             self._build(repaint=False)
             self.call_later(self.after_show)
-        return self.line_at(y + self.first_shown_line())
 
-    def line_at(self, index: int) -> Strip:
-        """Content line ``index``, fitted to the pane's width (blank past the end)."""
-        width = self.scrollable_content_region.width
+    def render_line(self, y: int) -> Strip:
+        if self._pass_lines is None:
+            self._ensure_rendered()
+        first, width = self._pass_lines or (self.first_shown_line(), self.content_width)
+        line = self.line_at(y + first, width)
+        return Strip([*line, Segment(" ", self._style), self.gutter_cell(y)], width + GUTTER_COLUMNS)
+
+    def line_at(self, index: int, width: int | None = None) -> Strip:
+        """Content line ``index``, fitted to ``width`` (the content width; blank past the end)."""
+        width = self.content_width if width is None else width
         if 0 <= index < len(self._lines):
             return self._lines[index].crop_extend(0, width, self._style)
         return Strip([Segment(" " * width, self._style)], width)

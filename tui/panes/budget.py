@@ -43,7 +43,7 @@ class BudgetPane(Pane):
         max_units = budget.max_units
         used = dict(budget.used)
         used_total = budget.used_total
-        width = max(6, self.scrollable_content_region.width - 22)
+        width = max(6, self.content_width - 22)
         lines = [totals, kv(f"step {step.step} max", f"{max_units} {unit}")]
         for name in [*BUDGET_CATEGORIES, *(k for k in used if k not in BUDGET_CATEGORIES)]:
             if name in used:
@@ -61,6 +61,6 @@ class BudgetPane(Pane):
         series = self.store.used_series()
         if not any(series):
             return Group(Text("no step of this run recorded a budget", style="dim"))
-        width = max(8, self.scrollable_content_region.width)
+        width = max(8, self.content_width)
         top = Text(f"used units per step, whole run (max {max(series):.0f}):", style="dim")
         return Group(top, sparkline(series, width))

@@ -100,6 +100,10 @@ class ExchangesPane(Pane):
     def on_mouse_scroll_up(self) -> None:
         self._unstick()
 
+    def scroll_to_row(self, row: int) -> None:
+        self._unstick()  # the gutter moves the view away from the end
+        super().scroll_to_row(row)
+
     def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
         return (*super().view_key(step), self.expanded, self.raw, self.search_text)
 

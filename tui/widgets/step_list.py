@@ -8,17 +8,17 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.store import RunStore
+from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling
 from tui.widgets.scrolling import set_virtual_size
 
 
-class StepList(ScrollView, can_focus=True, inherit_bindings=False):
+class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
     """One line per step (step, phase, action, ok / error); a ScrollView so 100k steps cost nothing."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -27,14 +27,18 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         "step-list--match",
         "step-list--dim",
     }
-    DEFAULT_CSS = """
-    StepList { background: $surface; overflow-x: hidden; }
+    DEFAULT_CSS = (
+        "StepList { background: $surface; overflow-x: hidden; "
+        + GUTTER_CSS
+        + " }"
+        + """
     StepList > .step-list--cursor { background: $accent 40%; text-style: bold; }
     StepList:focus > .step-list--cursor { background: $accent; color: $text; }
     StepList > .step-list--error { color: $error; }
     StepList > .step-list--match { color: $warning; }
     StepList > .step-list--dim { color: $text-muted; }
     """
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "move(-1)", "Prev step", show=False),
         Binding("down,j", "move(1)", "Next step", show=False),
@@ -43,6 +47,7 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
     ]
     # Scroll bindings are not inherited: ←/→/Home/End belong to the screen's step navigation.
 
+    TRACK_WHEN_IT_FITS = False  # a short run's list shows no scroll track
     # Not repainted wholesale: a moved cursor redraws its old and new rows only (watch_cursor).
     cursor: reactive[int] = reactive(0, always_update=True, repaint=False)
     """The selected row, pushed down by the run screen."""
@@ -65,6 +70,7 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         self._rows_seen = 0
         self._digits = 0  # width of the step column
         self._row_styles: dict[tuple[bool, str], tuple[Style, Style, Style, Style]] = {}
+        self._pass: tuple[int, int, tuple[Style, Style, Style, Style]] | None = None
 
     def _sync_size(self) -> None:
         # A growing run changes the row count at every flush: without a layout of the screen,
@@ -72,7 +78,9 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
         set_virtual_size(self, Size(self.size.width, len(self.store.steps)))
 
     def watch_revision(self) -> None:
+        thumb = self.gutter_thumb()
         self._sync_size()
+        self.refresh_gutter(thumb)  # more rows: a smaller thumb
         steps = self.store.steps
         seen, self._events_seen = self._events_seen, self.store.event_count
         rows_seen, self._rows_seen = self._rows_seen, len(steps)
@@ -134,17 +142,32 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
             self.post_message(self.Selected(max(0, min(len(self.store.steps) - 1, self.cursor + delta))))
 
     def on_click(self, event: events.Click) -> None:
-        row = event.y + int(self.scroll_offset.y)
+        offset = event.get_content_offset(self)  # the event's own x, y count the border too
+        if offset is None or self.in_gutter(event):
+            return  # the border, or the gutter (which scrolls: GutterScrolling)
+        row = offset.y + int(self.scroll_offset.y)
         if 0 <= row < len(self.store.steps):
             self.post_message(self.Selected(row))
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # What every row of one pass shares, looked up once (a far jump draws every row).
+        self._pass = self._row_context()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass = None
+
+    def _row_context(self) -> tuple[int, int, tuple[Style, Style, Style, Style]]:
+        """The first row shown, the row width (the last column is the scroll gutter), the styles."""
+        return int(self.scroll_offset.y), self.scrollable_content_region.width - 1, self._styles_for_rows()
+
     def render_line(self, y: int) -> Strip:
-        row = y + int(self.scroll_offset.y)
-        width = self.scrollable_content_region.width
+        top, width, (base, error, match, cursor) = self._pass or self._row_context()
+        row = y + top
         steps = self.store.steps
-        base, error, match, cursor = self._styles_for_rows()
+        gutter = self.gutter_cell(y)
         if row >= len(steps):
-            return Strip.blank(width, base)
+            return Strip([Segment(" " * width, base), gutter], width + 1)
         s = steps[row]
         mark = "✗" if not s.ok else "✓"
         digits = self._digits or len(str(steps[-1].step))
@@ -158,5 +181,4 @@ class StepList(ScrollView, can_focus=True, inherit_bindings=False):
             style += match
         if row == self.cursor:
             style += cursor
-        segments = [Segment(text[:width].ljust(width), style)]
-        return Strip(segments, width)
+        return Strip([Segment(text[:width].ljust(width), style), gutter], width + 1)
