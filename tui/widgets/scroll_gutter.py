@@ -50,17 +50,19 @@ class GutterScrolling(ScrollView):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._gutter_styles: dict[tuple[str, bool], tuple[Style, Style]] = {}
+        self._gutter_styles: dict[str, tuple[Style, Style]] = {}  # by theme
         self._dragging = False
         self._pass_thumb: range | None = None  # the thumb, worked out once per render_lines
+        self._pass_styles: tuple[Style, Style] | None = None  # and the gutter's styles
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # Every line drawn in one pass has the same thumb: work it out once, not per line.
         self._pass_thumb = self.gutter_thumb()
+        self._pass_styles = self._track_and_bar()
         try:
             return super().render_lines(crop)
         finally:
-            self._pass_thumb = None
+            self._pass_thumb = self._pass_styles = None
 
     def drawn_thumb(self) -> range:
         """The thumb of the lines being drawn (see render_lines), or as it is now."""
@@ -77,20 +79,25 @@ class GutterScrolling(ScrollView):
     def gutter_cell(self, y: int) -> Segment:
         """The gutter's cell on row ``y``: the thumb's colour on the thumb's rows, else the track's."""
         thumb = self.drawn_thumb()
-        key = (self.app.theme, self.has_focus)
-        styles = self._gutter_styles.get(key)
+        track, bar = self._pass_styles or self._track_and_bar()
+        return Segment(" ", bar if y in thumb else track)
+
+    def _track_and_bar(self) -> tuple[Style, Style]:
+        """The track's and the thumb's styles (the track's is the view's own background while
+        everything fits, unless TRACK_WHEN_IT_FITS)."""
+        if not self.TRACK_WHEN_IT_FITS and not self.drawn_thumb():
+            return self.rich_style, self.rich_style
+        styles = self._gutter_styles.get(self.app.theme)
         if styles is None:
             # The colours Textual's own scrollbar takes from the view's styles.
             base, _ = self.background_colors
             background = base + self.styles.scrollbar_background
             bar = background + self.styles.scrollbar_color
-            styles = self._gutter_styles[key] = (
+            styles = self._gutter_styles[self.app.theme] = (
                 Style(bgcolor=background.rich_color),
                 Style(bgcolor=bar.rich_color),
             )
-        if not thumb and not self.TRACK_WHEN_IT_FITS:
-            return Segment(" ", self.rich_style)
-        return Segment(" ", styles[1] if y in thumb else styles[0])
+        return styles
 
     def refresh_gutter(self, before: range) -> None:
         """Redraw the rows whose gutter cell changed since the thumb covered ``before``."""
