@@ -89,7 +89,12 @@ class AsyncEngine(Generic[StateT, ObservationT, ActionT]):
             self._stream = None
             if not future.done():
                 self._engine.request_cancel()
-                await asyncio.shield(future)
+                try:
+                    await asyncio.shield(future)
+                finally:
+                    # The run may have ended on its own just before the request (its thread had
+                    # not returned yet): a request no run observed must not cancel the next one.
+                    self._engine._withdraw_cancel()
 
     def _finish_stream(self, stream: EventStream, future: asyncio.Future[Any], agent_id: str) -> None:
         if future.cancelled():

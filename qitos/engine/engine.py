@@ -150,6 +150,10 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         """
         self._cancel.set()
 
+    def _withdraw_cancel(self) -> None:
+        """Drop a cancel request that no run is left to observe (AsyncEngine, once its run returned)."""
+        self._cancel.clear()
+
     # ----------------------------------------------------------------- run / resume
     def run(self, task: str | Task, **kwargs: Any) -> EngineResult[StateT]:
         """Execute the agent loop for ``task`` until a stop condition (or a pause) ends it."""

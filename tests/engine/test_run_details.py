@@ -98,6 +98,38 @@ def test_leaving_a_stream_early_cancels_the_run() -> None:
     assert again.step_count == 10
 
 
+def test_leaving_a_stream_as_its_run_ends_does_not_cancel_the_next_run() -> None:
+    """A stream left after its run ended on its own, but before the run's thread returned, asks
+    for a cancel nobody observes: it must not cancel the Engine's next run."""
+    import threading
+    import time
+
+    finished = threading.Event()
+
+    async def main() -> AsyncEngine:
+        engine = AsyncEngine(ScriptAgent([add_decision()]))
+        inner = engine.engine
+        real_run = inner.run
+
+        def run_then_linger(task: Any, **kwargs: Any) -> Any:
+            result = real_run(task, **kwargs)
+            finished.set()
+            time.sleep(0.2)  # the run is over; its thread has not returned yet
+            return result
+
+        inner.run = run_then_linger  # type: ignore[method-assign]
+        async for _event in engine.arun_stream("t"):
+            while not finished.is_set():
+                await asyncio.sleep(0.01)
+            break
+        inner.run = real_run  # type: ignore[method-assign]
+        return engine
+
+    engine = asyncio.run(main())
+    assert not engine.engine._cancel.is_set()
+    assert engine.run("t").step_count == 10
+
+
 def test_one_run_at_a_time_and_one_trace_per_writer(tmp_path: Any) -> None:
     """A second concurrent run, a reused finished writer, or a new run over a paused one are refused."""
     import threading
