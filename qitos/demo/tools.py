@@ -85,4 +85,7 @@ class DemoTools:
             ToolArtifact(name=name, description=description, source=procedure, tags=["demo", "procedure"]),
             expected_version=expected,
         )
+        # The database file alone then holds the version: a reader (the TUI's skills browser)
+        # keeps SQLite from folding its write-ahead log in when this process exits.
+        self.skills.checkpoint()
         return f"published {stored.name} v{stored.version}"

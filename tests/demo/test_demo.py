@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,12 @@ def test_demo_remembers_recalls_and_publishes_two_skill_versions(demo_run: tuple
     ]
     assert published == [("fix-failing-check", 1), ("fix-failing-check", 2)]
     assert len(list((root / "memory" / "records").iterdir())) == 2
+    # The run's end folded the database's write-ahead log in: the file alone holds both versions.
+    conn = sqlite3.connect(f"file:{root / 'skills.db'}?mode=ro&immutable=1", uri=True)
+    try:
+        assert conn.execute("SELECT count(*) FROM skill_versions").fetchone()[0] == 2
+    finally:
+        conn.close()
 
 
 def test_demo_trace_is_reproducible(tmp_path: Path) -> None:

@@ -264,3 +264,37 @@ def test_returned_artifacts_are_copies(library: SqliteToolLibrary) -> None:
     stored.tags.append("b")
     again = library.get("audit")
     assert again.metadata == {"provenance": {"run": "r1"}} and again.tags == ["a"]
+
+
+def test_checkpoint_leaves_every_version_in_the_database_file_alone(db_path: Path, tmp_path: Path) -> None:
+    """After checkpoint (or close), a copy of just the .db file holds what was published, even while
+    a reader holds the database open (the writer is then not the last connection to close)."""
+    import shutil
+
+    library = SqliteToolLibrary(db_path, namespace="research")
+    library.add_or_update(art(source="v1"))
+    library.add_or_update(art(source="v2"), expected_version=1)
+    reader = SqliteToolLibrary.open_readonly(db_path, namespace="research")
+    assert reader.get("audit").version == 2  # type: ignore[union-attr]
+
+    def copied_versions(name: str) -> int:
+        copy = tmp_path / name / "skills.db"
+        copy.parent.mkdir()
+        shutil.copyfile(db_path, copy)  # the file alone, without its -wal beside it
+        conn = sqlite3.connect(copy)
+        try:
+            return conn.execute("SELECT count(*) FROM skill_versions").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0  # not even the tables: they are still in the log
+        finally:
+            conn.close()
+
+    assert copied_versions("before") < 2  # still in the write-ahead log
+    library.checkpoint()
+    assert copied_versions("after") == 2
+    library.add_or_update(art(source="v3"), expected_version=2)
+    library.close()
+    assert copied_versions("closed") == 3
+    reader.close()
+    with pytest.raises(ToolLibraryError):
+        library.checkpoint()  # closed

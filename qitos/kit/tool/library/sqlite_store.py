@@ -141,10 +141,23 @@ class SqliteToolLibrary(BaseToolLibrary):
 
     # ----- lifecycle -----------------------------------------------------------------------------
 
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the database file, so that the file alone holds every
+        version published so far (a copy of just that file is complete). Readers keep reading."""
+        with self._lock, _translate_errors():
+            self._db().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
     def close(self) -> None:
-        """Close the connection; later calls raise ToolLibraryError('closed'). Idempotent."""
+        """Close the connection (folding the write-ahead log into the database file first, when
+        this connection may write); later calls raise ToolLibraryError('closed'). Idempotent."""
         with self._lock:
             if self._conn is not None:
+                try:
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                except sqlite3.Error:
+                    # Read-only, or the log is busy: it stays beside the file, complete and durable,
+                    # and the next connection that writes folds it in.
+                    pass
                 self._conn.close()
                 self._conn = None
 
