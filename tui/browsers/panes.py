@@ -39,6 +39,9 @@ class _EmbeddingPane(Pane):
         """Children are laid out by the compositor (a line-API pane has none)."""
         return True
 
+    def _ensure_rendered(self) -> None:
+        """Nothing to render before a frame: the embedded browser draws itself."""
+
     def render_line(self, y: int) -> Strip:
         """Blank: the embedded browser covers the pane (no lines of its own to render)."""
         width = self.scrollable_content_region.width

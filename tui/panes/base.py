@@ -193,7 +193,11 @@ class Pane(GutterScrolling, can_focus=True, inherit_bindings=False):
     def _render_context(self, width: int) -> tuple[Console, ConsoleOptions, Style]:
         console = self.app.console
         options = console.options.update(width=width, min_width=width, max_width=width, height=None)
-        return console, options, self.rich_style  # looked up once: it walks every ancestor's styles
+        style = self.rich_style  # looked up once: it walks every ancestor's styles
+        if style != self._cache_style:
+            self._line_cache.clear()  # the lines were drawn over another base style (a new theme)
+            self._cache_style = style
+        return console, options, style
 
     def _block_lines(
         self, block: Block, width: int, context: tuple[Console, ConsoleOptions, Style]
@@ -201,9 +205,6 @@ class Pane(GutterScrolling, can_focus=True, inherit_bindings=False):
         """``block`` rendered at ``width``: from the cache when its key was rendered before."""
         key = block.key
         console, options, style = context
-        if style != self._cache_style:
-            self._line_cache.clear()  # the lines were drawn over another base style (a new theme)
-            self._cache_style = style
         if key is not None:
             cached = self._line_cache.pop((key, width), None)
             if cached is not None:

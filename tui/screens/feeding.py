@@ -110,6 +110,10 @@ class FeedingScreen(Screen[None]):
         if left <= 0 and self.feed.pending:
             self.post_message(EventsAvailable())
 
+    def _keys_coming(self) -> bool:
+        """A key's frame is not drawn yet, or keys have not paused yet: fold work waits (any thread)."""
+        return not self._keys_answered.is_set() or time.monotonic() - self._last_key < FOLD_QUIET_SECONDS
+
     def _key_answered(self) -> None:
         """The key's frame is on screen (the fold goes on once keys pause: _quiet_over)."""
         self._keys_answered.set()
@@ -122,7 +126,7 @@ class FeedingScreen(Screen[None]):
             # Replay folds as the reader delivers (bounds what waits in the feed), a slice at a
             # time so that keys get in between, and not at all while keys are coming; only
             # showing the new state is paced like a live run's.
-            if not self._keys_answered.is_set() or time.monotonic() - self._last_key < FOLD_QUIET_SECONDS:
+            if self._keys_coming():
                 return  # _quiet_over picks it up again
             if self._drain(FOLD_SLICE):
                 self._dirty = True
@@ -208,9 +212,7 @@ class FeedingScreen(Screen[None]):
         reported = 0.0
         for count, event in enumerate(self.reader.events(start), 1):
             chunk.append(event)
-            if count % FOLD_YIELD_EVERY == 0 and (
-                not self._keys_answered.is_set() or time.monotonic() - self._last_key < FOLD_QUIET_SECONDS
-            ):
+            if count % FOLD_YIELD_EVERY == 0 and self._keys_coming():
                 # Keys first: the fold would hold the GIL half the time and halve the screen's
                 # speed, so it waits until the key's frame is drawn (bounded: a key held down
                 # slows the fold, never stops it).
