@@ -6,8 +6,7 @@ TUI's first paint, say) does not pay for the whole Engine.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from qitos._exports import lazy_exports
 
 # Each root export and the module that defines it.
 _EXPORTS: dict[str, str] = {
@@ -16,7 +15,9 @@ _EXPORTS: dict[str, str] = {
     "AgentModule": "qitos.core.agent_module",
     "Decision": "qitos.core.decision",
     "Env": "qitos.core.env",
+    "EnvObservation": "qitos.core.env",
     "EnvSpec": "qitos.core.env",
+    "EnvStepResult": "qitos.core.env",
     "ErrorCategory": "qitos.core.errors",
     "ModelExecutionError": "qitos.core.errors",
     "ParseExecutionError": "qitos.core.errors",
@@ -34,8 +35,13 @@ _EXPORTS: dict[str, str] = {
     "StopReason": "qitos.core.stop_reason",
     "Task": "qitos.core.task",
     "TaskBudget": "qitos.core.task",
+    "TaskCriterionResult": "qitos.core.task",
     "TaskResource": "qitos.core.task",
+    "TaskResourceBinding": "qitos.core.task",
     "TaskResult": "qitos.core.task",
+    "TaskValidationIssue": "qitos.core.task",
+    "BaseTool": "qitos.core.tool",
+    "FunctionTool": "qitos.core.tool",
     "ToolPermission": "qitos.core.tool",
     "tool": "qitos.core.tool",
     "ToolRegistry": "qitos.core.tool_registry",
@@ -45,20 +51,10 @@ _EXPORTS: dict[str, str] = {
     "EngineEvent": "qitos.engine.stream",
     "EngineEventType": "qitos.engine.stream",
     "EventStream": "qitos.engine.stream",
+    "RuntimeBudget": "qitos.engine.runtime",
 }
 
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    """Load a root export from its module the first time it is asked for."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'qitos' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups are plain attribute reads
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

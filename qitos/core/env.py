@@ -35,6 +35,18 @@ class EnvSpec:
 
 
 @dataclass
+class EnvObservation:
+    """A structured observation from an environment: its data and free-form metadata."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The observation as JSON data."""
+        return asdict(self)
+
+
+@dataclass
 class EnvStepResult:
     """What one env operation returned, in upstream's shape."""
 

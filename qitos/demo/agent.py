@@ -26,9 +26,9 @@ from qitos.engine.runtime import LifecyclePolicy, RuntimeBudget, RuntimeSnapshot
 from qitos.kit.context.compaction import ClosedExchangeWindowCompactor
 from qitos.kit.memory.adapter import MemorySourceAdapter
 from qitos.kit.memory.memdir_memory import MemdirMemory
+from qitos.kit.parser.json_parser import JsonDecisionParser
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 from qitos.models.scripted import ScriptedModel
-from qitos.parsing.json_parser import JsonDecisionParser
 
 TASK = "The checks in test_calc.py fail. Find the bug, fix it, verify the fix and record what you learned."
 

@@ -33,7 +33,7 @@ def assemble_engine(
     kwargs: dict[str, Any] = dict(engine_kwargs or {})
     owned_env = None
     if env is None and workspace is not None:
-        from qitos.kit.env.host_env import HostEnv
+        from qitos.kit.env import HostEnv
 
         env = owned_env = HostEnv(workspace)
     overrides = {

@@ -21,8 +21,8 @@ if __package__ in (None, ""):  # run as a script from the repo root or anywhere
 
 from qitos import AgentModule, Decision, Engine, StateSchema, ToolRegistry, tool  # noqa: E402
 from qitos.engine.runtime import RuntimeBudget  # noqa: E402
+from qitos.kit.parser import JsonDecisionParser  # noqa: E402
 from qitos.models.scripted import ScriptedModel  # noqa: E402
-from qitos.parsing import JsonDecisionParser  # noqa: E402
 from qitos.trace.writer import TraceWriter  # noqa: E402
 
 STEPS = 100

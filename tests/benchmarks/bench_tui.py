@@ -285,8 +285,8 @@ def fmt(values: list[float]) -> str:
 def _bench_agent(steps: int) -> Any:
     from qitos import AgentModule, Decision, StateSchema, ToolRegistry, tool
     from qitos.engine.runtime import RuntimeBudget
+    from qitos.kit.parser import JsonDecisionParser
     from qitos.models.scripted import ScriptedModel
-    from qitos.parsing import JsonDecisionParser
 
     reply = json.dumps({"thought": "count", "action": {"name": "bump", "args": {"by": 1}}})
 

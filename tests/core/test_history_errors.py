@@ -1,4 +1,4 @@
-"""HistoryPolicy selection, the in-memory History, and the typed runtime errors."""
+"""HistoryPolicy selection, the in-process WindowHistory, and the typed runtime errors."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from qitos import (
     ToolExecutionError,
 )
 from qitos.core.errors import ErrorCategory
-from qitos.core.history import InMemoryHistory
+from qitos.kit.history import WindowHistory
 
 
 def _msgs() -> list[HistoryMessage]:
@@ -46,15 +46,18 @@ def test_policy_defaults_and_selection() -> None:
         HistoryPolicy(max_messages=-1)
 
 
-def test_in_memory_history() -> None:
-    """append/retrieve/summarize/evict/reset."""
-    h = InMemoryHistory()
+def test_window_history() -> None:
+    """append keeps the window; retrieve/summarize/evict/reset."""
+    h = WindowHistory(window_size=3)
     for m in _msgs()[:4]:
         h.append(m)
+    assert [m.role for m in h.retrieve()] == ["assistant", "tool", "user"]
     assert [m.role for m in h.retrieve({"roles": ["tool"]})] == ["tool"]
     assert len(h.retrieve({"max_items": 2})) == 2
     assert h.summarize(1).startswith("[1] user:")
-    assert h.evict() == 4 and h.retrieve() == []
+    assert h.evict() == 0
+    h.reset()
+    assert h.retrieve() == []
     with pytest.raises(TypeError, match="HistoryMessage"):
         h.append("text")  # type: ignore[arg-type]
 

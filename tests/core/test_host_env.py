@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from qitos.kit.env.host_env import HostEnv, WorkspaceError
+from qitos.kit.env import HostEnv, WorkspaceError
 
 
 def test_file_ops_inside_root(tmp_path: Path) -> None:

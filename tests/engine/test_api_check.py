@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 CHECKER = Path(__file__).resolve().parents[2].parent / "shared" / "tools" / "check_api.py"
-SUBPACKAGES = {"core", "engine", "kit", "models", "parsing", "trace", "demo"}
+SUBPACKAGES = {"core", "engine", "kit", "models", "trace", "demo"}
 
 
 def is_root_failure(line: str) -> bool:

@@ -111,8 +111,8 @@ def test_missing_factory_fails_when_the_engine_is_built() -> None:
 
 def test_composed_contributions_reach_the_model_request_but_grant_no_tools() -> None:
     """A contributor's text reaches the request; a 'tool' it names never becomes callable."""
+    from qitos.kit.parser import JsonDecisionParser
     from qitos.models.scripted import ScriptedModel
-    from qitos.parsing import JsonDecisionParser
 
     model = ScriptedModel(['{"action": {"name": "rm_rf", "args": {}}}', '{"final": "ok"}'])
     agent = ScriptAgent(

@@ -11,8 +11,8 @@ from engine_agents import ScriptAgent, add_decision
 
 from qitos import Decision, Engine
 from qitos.engine.hooks import EngineHook, HookContext
+from qitos.kit.parser import JsonDecisionParser
 from qitos.models.scripted import ScriptedModel
-from qitos.parsing import JsonDecisionParser
 from qitos.trace.reader import TraceReader
 from qitos.trace.writer import TraceWriter
 

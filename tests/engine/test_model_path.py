@@ -11,9 +11,9 @@ from engine_agents import ScriptAgent
 from qitos import Engine, ModelExecutionError, RuntimeErrorInfo
 from qitos.engine.policies import RecoveryPolicy
 from qitos.engine.runtime import RuntimeBudget
+from qitos.kit.parser import JsonDecisionParser, ReActTextParser
 from qitos.models.base import ModelResponse, ToolCall, Usage
 from qitos.models.scripted import ScriptedModel
-from qitos.parsing import JsonDecisionParser, ReActTextParser
 
 ADD = json.dumps({"action": {"name": "add", "args": {"a": 2, "b": 2}}})
 FINAL = json.dumps({"final": "four"})

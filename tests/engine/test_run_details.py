@@ -9,15 +9,15 @@ import pytest
 from engine_agents import ScriptAgent, add_decision
 
 from qitos import AsyncEngine, Decision, Engine, EngineEventType, ToolRegistry, tool
-from qitos.core.history import InMemoryHistory
 from qitos.engine.hooks import EngineHook, HookContext
+from qitos.kit.history import WindowHistory
+from qitos.kit.parser import JsonDecisionParser
 from qitos.models.scripted import ScriptedModel
-from qitos.parsing import JsonDecisionParser
 
 
 def test_history_adapter_receives_each_exchange() -> None:
     """With agent.history set, each model call appends the user turn and the reply."""
-    history = InMemoryHistory()
+    history = WindowHistory()
     model = ScriptedModel(['{"final": "ok"}'])
     agent = ScriptAgent(None, llm=model, model_parser=JsonDecisionParser(), history=history)
     Engine(agent).run("h")

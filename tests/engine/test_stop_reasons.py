@@ -21,7 +21,7 @@ from qitos import (
     tool,
 )
 from qitos.engine.policies import StagnationCriteria, StateValidationGate
-from qitos.kit.env.host_env import HostEnv
+from qitos.kit.env import HostEnv
 
 
 def test_task_validation_failure_stops_before_any_step(tmp_path: Path) -> None:

@@ -124,7 +124,7 @@ def test_sink_events_from_tool_threads_reach_the_run() -> None:
 
 def test_actions_without_a_registry_tool_go_to_the_env(tmp_path: Any) -> None:
     """With an env, an action that is no registered tool is applied by env.step."""
-    from qitos.kit.env.host_env import HostEnv
+    from qitos.kit.env import HostEnv
 
     env = HostEnv(tmp_path)
     agent = _agent(ToolRegistry(), Action("write", {"path": "n.txt", "content": "hi"}))

@@ -8,8 +8,8 @@ import pytest
 
 from qitos.core.decision import Decision
 from qitos.core.errors import ParseExecutionError
+from qitos.kit.parser import JsonDecisionParser
 from qitos.models.base import ToolCall
-from qitos.parsing import JsonDecisionParser
 
 
 def acts(d: Decision) -> list[tuple[str, dict]]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from qitos.core.action import Action
 from qitos.core.decision import Decision
-from qitos.parsing.base import Parser, parse_failure
+from qitos.kit.parser.base import Parser, parse_failure
 
 _FENCED = re.compile(r"```[ \t]*(?:json|JSON|json5)?[ \t]*\n(.*?)```", re.DOTALL)
 _RATIONALE_KEYS = ("thought", "rationale", "reasoning")

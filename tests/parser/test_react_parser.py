@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from qitos.core.errors import ParseExecutionError
+from qitos.kit.parser import ReActTextParser, get_parser
+from qitos.kit.parser.call_syntax import CallSyntaxError, parse_call
 from qitos.models.base import ToolCall
-from qitos.parsing import ReActTextParser, get_parser
-from qitos.parsing.call_syntax import CallSyntaxError, parse_call
 
 
 def test_matches_upstream_decisions_for_every_raw_output(upstream_trace_dirs: list[Path]) -> None:
@@ -123,5 +123,5 @@ def test_parse_call_edge_cases() -> None:
 def test_get_parser_by_name() -> None:
     assert isinstance(get_parser("react"), ReActTextParser)
     assert isinstance(get_parser("ReActTextParser", tool_names={"a"}), ReActTextParser)
-    with pytest.raises(ValueError, match="unknown parser 'xml'"):
-        get_parser("xml")
+    with pytest.raises(ValueError, match="unknown parser 'yaml'"):
+        get_parser("yaml")

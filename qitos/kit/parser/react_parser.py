@@ -12,8 +12,8 @@ import re
 
 from qitos.core.action import Action
 from qitos.core.decision import Decision
-from qitos.parsing.base import Parser, parse_failure
-from qitos.parsing.call_syntax import CallSyntaxError, parse_call
+from qitos.kit.parser.base import Parser, parse_failure
+from qitos.kit.parser.call_syntax import CallSyntaxError, parse_call
 
 _MARKER = re.compile(
     r"^[ \t>#*_]*(thought|action[ _]input|action|observation|final[ _]answer)[*_]*[ \t]*:[*_]*[ \t]*",
