@@ -169,6 +169,6 @@ class _StepDelay(EngineHook):
         self.seconds = seconds
         self._wake = threading.Event()
 
-    def on_step_end(self, ctx: Any) -> None:
+    def on_after_step(self, ctx: Any, engine: Any) -> None:
         """Wait a little at the end of every step."""
         self._wake.wait(self.seconds)

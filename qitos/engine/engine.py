@@ -20,7 +20,7 @@ from qitos.core.stop_reason import StopReason
 from qitos.core.task import Task
 from qitos.engine.acting import ActMixin
 from qitos.engine.composition import CONFIG_KEYS, compose
-from qitos.engine.hooks import HookContext
+from qitos.engine.hooks import HookContext, call_on_event, phase_hook_name
 from qitos.engine.model_call import ModelCaller
 from qitos.engine.outcome import OutcomeMixin, status_for  # noqa: F401 - status_for re-exported
 from qitos.engine.phases import PhaseMixin
@@ -34,7 +34,13 @@ from qitos.engine.policies import (
 from qitos.engine.request_builder import RequestBuilder
 from qitos.engine.result import EngineResult, StepRecord
 from qitos.engine.run_state import RunState, StopSignal, is_stopped
-from qitos.engine.runtime import LifecyclePolicy, RuntimeBudget, RuntimeSnapshot, RuntimeSnapshotContext
+from qitos.engine.runtime import (
+    LifecyclePolicy,
+    RuntimeBudget,
+    RuntimePhase,
+    RuntimeSnapshot,
+    RuntimeSnapshotContext,
+)
 from qitos.engine.serialize import state_dict
 from qitos.engine.startup import StartMixin
 from qitos.trace import sink
@@ -301,7 +307,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             if on_event is None:
                 continue
             try:
-                on_event(event)
+                call_on_event(on_event, event, run.state, run.current_record, self)
             except Exception as exc:  # noqa: BLE001 - a broken observer must not end the run
                 message = f"{type(hook).__name__}.on_event failed: {type(exc).__name__}: {exc}"
                 self.hook_errors.append(message)
@@ -309,39 +315,71 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         return event
 
     def _call_hooks(self, name: str, run: RunState, phase: str, **extra: Any) -> None:
+        """Call the upstream hook(s) for this point (``on_before_phase`` at DECIDE is ``on_before_decide``)."""
         if not self.hooks:
             return
+        for method_name, args in self._hook_calls(name, run, phase, extra):
+            for hook in list(self.hooks):
+                method = getattr(hook, method_name, None)
+                if method is None:
+                    continue
+                try:
+                    method(*args)
+                except Exception as exc:  # noqa: BLE001 - reported as an error event, the run goes on
+                    message = f"{type(hook).__name__}.{method_name} failed: {type(exc).__name__}: {exc}"
+                    self.hook_errors.append(message)
+                    self._emit(
+                        run,
+                        "error",
+                        {
+                            "category": "system",
+                            "message": message,
+                            "phase": phase,
+                            "recoverable": True,
+                            "details": {},
+                        },
+                        ok=False,
+                        error=message,
+                    )
+
+    def _hook_calls(
+        self, name: str, run: RunState, phase: str, extra: dict[str, Any]
+    ) -> list[tuple[str, tuple[Any, ...]]]:
+        """The upstream hook methods and their arguments for one of the Engine's hook points."""
+        task = run.task.objective if isinstance(run.task, Task) else run.task
+        if name == "on_run_start":
+            return [("on_run_start", (task, run.state, self))]
+        if name == "on_run_end":
+            return [("on_run_end", (extra.get("result"), self))]
+        if name in ("on_before_phase", "on_after_phase"):
+            method_name = phase_hook_name("before" if name == "on_before_phase" else "after", phase)
+            if method_name is None:
+                return []
+        else:
+            method_name = {"on_step_start": "on_before_step", "on_step_end": "on_after_step"}.get(
+                name, "on_recover"
+            )
+        record = extra.get("record") or run.current_record
+        decision = extra.pop("decision", None)
         ctx = HookContext(
-            run_id=run.run_id,
+            task=task,
             step_id=run.step_count,
-            phase=phase,
+            phase=RuntimePhase(phase) if phase in RuntimePhase.__members__ else phase,
             state=run.state,
-            decision=extra.pop("decision", None),
-            payload=extra,
-            engine=self,
+            observation=extra.get("observation"),
+            decision=decision if decision is not None else getattr(record, "decision", None),
+            action_results=list(extra.get("action_results") or []),
+            record=record,
+            payload=extra.get("error", extra) if name == "on_error" else extra,
+            error=extra.get("exception"),
+            stop_reason=extra.get("stop_reason"),
+            run_id=run.run_id,
+            ts=utc_now(),
         )
-        for hook in list(self.hooks):
-            method = getattr(hook, name, None)
-            if method is None:
-                continue
-            try:
-                method(ctx)
-            except Exception as exc:  # noqa: BLE001 - reported as an error event, the run goes on
-                message = f"{type(hook).__name__}.{name} failed: {type(exc).__name__}: {exc}"
-                self.hook_errors.append(message)
-                self._emit(
-                    run,
-                    "error",
-                    {
-                        "category": "system",
-                        "message": message,
-                        "phase": phase,
-                        "recoverable": True,
-                        "details": {},
-                    },
-                    ok=False,
-                    error=message,
-                )
+        calls: list[tuple[str, tuple[Any, ...]]] = [(method_name, (ctx, self))]
+        if name == "on_step_end":
+            calls.append(("on_step_end", (record, run.state, self)))
+        return calls
 
     # ----------------------------------------------------------------- the loop
     def _loop(self, run: RunState, resume_boundary: tuple[int, str, RuntimeSnapshot] | None) -> None:
@@ -467,7 +505,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         payload = exc.info.to_dict()
         payload["retrying"] = retrying
         self._emit(run, "error", payload, ok=False, error=exc.info.message)
-        self._call_hooks("on_error", run, exc.info.phase, error=payload)
+        self._call_hooks("on_error", run, exc.info.phase, error=payload, exception=exc)
 
     def _fatal(self, run: RunState, phase: str, message: str, *, state: bool = False) -> None:
         cls = StateExecutionError if state else SystemExecutionError

@@ -35,7 +35,7 @@ class PhaseMixin:
         return observation
 
     def _decide(self, run: RunState, observation: Any) -> Decision[Any]:
-        self._call_hooks("on_before_phase", run, "DECIDE")
+        self._call_hooks("on_before_phase", run, "DECIDE", observation=observation)
         self._emit(run, "DECIDE", {"stage": "start"})
         retries = 0
         while True:

@@ -27,26 +27,30 @@ class Recorder(EngineHook):
     def _rec(self, name: str, ctx: HookContext) -> None:
         self.calls.append((name, ctx.phase, ctx.step_id))
 
-    def on_run_start(self, ctx: HookContext) -> None:
-        self._rec("run_start", ctx)
+    def on_run_start(self, task: str, state: Any, engine: Any) -> None:
+        self.calls.append(("run_start", "INIT", 0))
 
-    def on_step_start(self, ctx: HookContext) -> None:
+    def on_before_step(self, ctx: HookContext, engine: Any) -> None:
         self._rec("step_start", ctx)
 
-    def on_before_phase(self, ctx: HookContext) -> None:
-        self._rec("before", ctx)
-
-    def on_after_phase(self, ctx: HookContext) -> None:
-        self._rec("after", ctx)
-
-    def on_step_end(self, ctx: HookContext) -> None:
+    def on_after_step(self, ctx: HookContext, engine: Any) -> None:
         self._rec("step_end", ctx)
 
-    def on_run_end(self, ctx: HookContext) -> None:
-        self._rec("run_end", ctx)
+    def on_run_end(self, result: Any, engine: Any) -> None:
+        self.calls.append(("run_end", "END", result.step_count))
 
     def on_event(self, event: Any) -> None:
         self.events.append(event.phase)
+
+
+# Upstream's per-phase hooks, each recorded as ("before"|"after", PHASE).
+for _phase in ("decide", "act", "reduce", "critic", "check_stop"):
+    for _when in ("before", "after"):
+
+        def _hook(self: Recorder, ctx: HookContext, engine: Any, _when: str = _when) -> None:
+            self._rec(_when, ctx)
+
+        setattr(Recorder, f"on_{_when}_{_phase}", _hook)
 
 
 def test_hooks_are_called_at_each_phase_and_see_every_event() -> None:
@@ -56,7 +60,7 @@ def test_hooks_are_called_at_each_phase_and_see_every_event() -> None:
     step0 = [(n, p) for n, p, s in hook.calls if s == 0]
     assert step0[:2] == [("run_start", "INIT"), ("step_start", "OBSERVE")]
     phases_seen = [p for n, p in step0 if n == "before"]
-    assert phases_seen == ["OBSERVE", "DECIDE", "ACT", "REDUCE", "CHECK_STOP"]
+    assert phases_seen == ["DECIDE", "ACT", "REDUCE", "CHECK_STOP"]
     assert [p for n, p in step0 if n == "after"] == phases_seen
     assert hook.calls[-1][0] == "run_end"
     assert hook.events == [e.phase for e in result.events]
@@ -82,9 +86,8 @@ def test_a_failing_hook_is_reported_and_the_run_continues() -> None:
     """A hook raising in a phase becomes an error event; a failing on_event is kept in hook_errors."""
 
     class Bad(EngineHook):
-        def on_before_phase(self, ctx: HookContext) -> None:
-            if ctx.phase == "ACT":
-                raise RuntimeError("hook bug")
+        def on_before_act(self, ctx: HookContext, engine: Any) -> None:
+            raise RuntimeError("hook bug")
 
         def on_event(self, event: Any) -> None:
             if event.phase == "run_end":
@@ -95,7 +98,7 @@ def test_a_failing_hook_is_reported_and_the_run_continues() -> None:
         result = engine.run("t")
     assert result.state.stop_reason == "final"
     errors = [e.payload["message"] for e in result.events if e.phase == "error"]
-    assert errors == ["Bad.on_before_phase failed: RuntimeError: hook bug"] * 2  # ACT of both steps
+    assert errors == ["Bad.on_before_act failed: RuntimeError: hook bug"] * 2  # ACT of both steps
     assert any("tap bug" in m for m in engine.hook_errors)
 
 

@@ -58,12 +58,13 @@ def test_toolsets_are_set_up_and_torn_down_around_the_run() -> None:
 
 
 def test_on_error_hook_sees_recoverable_errors() -> None:
-    """on_error receives each error's info."""
+    """on_recover receives each error's info and the exception."""
     seen: list[dict[str, Any]] = []
 
     class Errs(EngineHook):
-        def on_error(self, ctx: HookContext) -> None:
-            seen.append(ctx.payload["error"])
+        def on_recover(self, ctx: HookContext, engine: Any) -> None:
+            assert ctx.error is not None and ctx.error.info.category.value == ctx.payload["category"]
+            seen.append(ctx.payload)
 
     model = ScriptedModel(["junk", '{"final": "ok"}'])
     agent = ScriptAgent(None, llm=model, model_parser=JsonDecisionParser())
