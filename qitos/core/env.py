@@ -91,6 +91,10 @@ class Env(ABC):
         """The runtime ops this environment provides (e.g. ``file``, ``process``)."""
         return []
 
+    def has_ops(self, group: str) -> bool:
+        """Whether this environment provides the runtime ops group ``group`` (upstream's check)."""
+        return group in self.capabilities()
+
     def runtime_context(self) -> dict[str, Any]:
         """What tools receive as their runtime context (ops objects, workspace root)."""
         return {"env": self}

@@ -11,6 +11,11 @@ from qitos.core.env import EnvSpec
 RESOURCE_KINDS: tuple[str, ...] = ("file", "dir", "url", "artifact")
 
 
+def _factory(make: Any) -> Any:
+    """A dataclass field defaulting to ``make()``."""
+    return field(default_factory=make)
+
+
 @dataclass
 class TaskBudget:
     """Per-task limits; None means "no limit from the task"."""
@@ -35,11 +40,13 @@ class TaskResource:
 
 @dataclass
 class TaskValidationIssue:
-    """One problem found by :meth:`Task.validate_structured`."""
+    """One problem found by :meth:`Task.validate_structured`; ``code`` is upstream's (``TASK_...``)."""
 
     code: str
     message: str
     field: str = ""
+    # ``field`` above shadows dataclasses.field inside this class body.
+    details: dict[str, Any] = _factory(dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The issue as JSON data."""
@@ -48,14 +55,19 @@ class TaskValidationIssue:
 
 @dataclass
 class TaskResourceBinding:
-    """Where a task resource was found on disk (or that it is remote)."""
+    """A resolved task resource, in upstream's shape plus where it was found on disk.
+
+    ``target`` is where the agent sees it: ``mount_to`` when given, else the resource's own path
+    (None for a URL or artifact without one). ``resolved_path`` is the absolute path looked up.
+    """
 
     kind: str
     source: str
-    resolved_path: str | None
-    mount_to: str | None
-    exists: bool
+    target: str | None = None
+    exists: bool = False
     required: bool = True
+    metadata: dict[str, Any] = field(default_factory=dict)
+    resolved_path: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The binding as JSON data."""
@@ -117,10 +129,11 @@ class Task:
                 if binding.required and not binding.exists and binding.kind in ("file", "dir"):
                     issues.append(
                         TaskValidationIssue(
-                            "resource_missing",
+                            "TASK_RESOURCE_MISSING",
                             f"required {binding.kind} resource {binding.source!r} not found"
                             + (f" under workspace {workspace!r}" if workspace else ""),
-                            f"resources[{index}]",
+                            f"resources[{index}].path",
+                            {"path": binding.source},
                         )
                     )
                 elif (
@@ -130,9 +143,10 @@ class Task:
                 ):
                     issues.append(
                         TaskValidationIssue(
-                            "resource_kind",
+                            "TASK_RESOURCE_KIND_MISMATCH",
                             f"resource {binding.source!r} is not a file",
-                            f"resources[{index}]",
+                            f"resources[{index}].path",
+                            {"path": binding.source, "kind": binding.kind},
                         )
                     )
                 elif (
@@ -142,9 +156,10 @@ class Task:
                 ):
                     issues.append(
                         TaskValidationIssue(
-                            "resource_kind",
+                            "TASK_RESOURCE_KIND_MISMATCH",
                             f"resource {binding.source!r} is not a directory",
-                            f"resources[{index}]",
+                            f"resources[{index}].path",
+                            {"path": binding.source, "kind": binding.kind},
                         )
                     )
         return issues
@@ -159,13 +174,26 @@ class Task:
                 resolved = path if path.is_absolute() else root / path
                 bindings.append(
                     TaskResourceBinding(
-                        res.kind, res.path, str(resolved), res.mount_to, resolved.exists(), res.required
+                        kind=res.kind,
+                        source=res.path,
+                        target=res.mount_to if res.mount_to else res.path,
+                        exists=resolved.exists(),
+                        required=res.required,
+                        metadata=dict(res.metadata),
+                        resolved_path=str(resolved),
                     )
                 )
             else:
                 source = res.uri or res.path or ""
                 bindings.append(
-                    TaskResourceBinding(res.kind, source, None, res.mount_to, bool(source), res.required)
+                    TaskResourceBinding(
+                        kind=res.kind,
+                        source=source,
+                        target=res.mount_to if res.mount_to else res.path,
+                        exists=bool(source),
+                        required=res.required,
+                        metadata=dict(res.metadata),
+                    )
                 )
         return bindings
 
@@ -195,44 +223,86 @@ class Task:
         return cls(**data)
 
     def _structural_issues(self) -> list[TaskValidationIssue]:
+        """Problems found without looking anything up, with upstream's issue codes and fields."""
         issues: list[TaskValidationIssue] = []
         if not isinstance(self.id, str) or not self.id.strip():
-            issues.append(TaskValidationIssue("id_empty", "task id must be a non-empty string", "id"))
+            issues.append(TaskValidationIssue("TASK_ID_INVALID", "task id must be a non-empty string", "id"))
         if not isinstance(self.objective, str) or not self.objective.strip():
             issues.append(
-                TaskValidationIssue("objective_empty", "objective must be a non-empty string", "objective")
+                TaskValidationIssue(
+                    "TASK_OBJECTIVE_INVALID", "objective must be a non-empty string", "objective"
+                )
+            )
+        if self.env_spec is not None and (
+            not isinstance(self.env_spec.type, str) or not self.env_spec.type.strip()
+        ):
+            issues.append(
+                TaskValidationIssue(
+                    "TASK_ENV_SPEC_INVALID", "env_spec.type must be a non-empty string", "env_spec.type"
+                )
             )
         for index, res in enumerate(self.resources):
             where = f"resources[{index}]"
             if not isinstance(res, TaskResource):
-                issues.append(TaskValidationIssue("resource_type", f"{where} is not a TaskResource", where))
+                issues.append(
+                    TaskValidationIssue("TASK_RESOURCE_INVALID", f"{where} is not a TaskResource", where)
+                )
                 continue
             if res.kind not in RESOURCE_KINDS:
                 issues.append(
                     TaskValidationIssue(
-                        "resource_kind", f"{where}.kind {res.kind!r} not in {RESOURCE_KINDS}", where
+                        "TASK_RESOURCE_KIND_INVALID",
+                        f"{where}.kind {res.kind!r} not in {RESOURCE_KINDS}",
+                        f"{where}.kind",
+                        {"kind": res.kind},
                     )
                 )
             if res.kind in ("file", "dir") and not res.path:
                 issues.append(
-                    TaskValidationIssue("resource_path", f"{where} ({res.kind}) needs a path", where)
+                    TaskValidationIssue(
+                        "TASK_RESOURCE_LOCATOR_MISSING", f"{where} ({res.kind}) needs a path", where
+                    )
                 )
-            if res.kind == "url" and not res.uri:
-                issues.append(TaskValidationIssue("resource_uri", f"{where} (url) needs a uri", where))
-        budget = self.budget
-        for name in ("max_steps", "max_tokens"):
-            value = getattr(budget, name)
-            if value is not None and (not isinstance(value, int) or value <= 0):
+            elif res.kind == "url" and not res.uri:
                 issues.append(
-                    TaskValidationIssue("budget", f"budget.{name} must be a positive int", f"budget.{name}")
+                    TaskValidationIssue("TASK_RESOURCE_LOCATOR_MISSING", f"{where} (url) needs a uri", where)
                 )
-        seconds = budget.max_runtime_seconds
-        if seconds is not None and (not isinstance(seconds, int | float) or seconds <= 0):
-            issues.append(
-                TaskValidationIssue(
-                    "budget", "budget.max_runtime_seconds must be positive", "budget.max_runtime_seconds"
+            elif not res.path and not res.uri:
+                issues.append(
+                    TaskValidationIssue(
+                        "TASK_RESOURCE_LOCATOR_MISSING", f"{where} needs a path or a uri", where
+                    )
                 )
-            )
+            if res.mount_to is not None and (not isinstance(res.mount_to, str) or not res.mount_to.strip()):
+                # An empty mount point would bind the resource over the workspace root.
+                issues.append(
+                    TaskValidationIssue(
+                        "TASK_RESOURCE_MOUNT_INVALID",
+                        f"{where}.mount_to must be a non-empty string when given, got {res.mount_to!r}",
+                        f"{where}.mount_to",
+                    )
+                )
+        budget = self.budget
+        for name, code in (
+            ("max_steps", "TASK_BUDGET_STEPS_INVALID"),
+            ("max_runtime_seconds", "TASK_BUDGET_RUNTIME_INVALID"),
+            ("max_tokens", "TASK_BUDGET_TOKENS_INVALID"),
+        ):
+            value = getattr(budget, name)
+            if value is None:
+                continue
+            if name == "max_runtime_seconds":
+                bad = isinstance(value, bool) or not isinstance(value, int | float) or not value > 0
+                what = "positive"
+            else:
+                bad = isinstance(value, bool) or not isinstance(value, int) or value <= 0
+                what = "a positive int"
+            if bad:
+                issues.append(
+                    TaskValidationIssue(
+                        code, f"budget.{name} must be {what}", f"budget.{name}", {"value": value}
+                    )
+                )
         return issues
 
 

@@ -158,12 +158,18 @@ class StopCriteria(ABC):
 
 
 class FinalResultCriteria(StopCriteria):
-    """Stops once the state holds a final result (set by ``reduce``)."""
+    """Stops once the state holds a final result (set by ``reduce``).
+
+    The reason is ``final``, as upstream QitOS reports it: a final result set by ``reduce`` is the
+    agent's final answer just as ``Decision.final`` is, and agents written for upstream compare
+    ``stop_reason`` with ``"final"``. ``success`` stays the reason of a stop criterion that says
+    stop without naming one. Both count as a successful TaskResult.
+    """
 
     def should_stop(self, state: Any, step_id: int, runtime_info: dict[str, Any]) -> StopDecision:
-        """Stop with ``success`` when ``state.final_result`` is set."""
+        """Stop with ``final`` when ``state.final_result`` is set."""
         if getattr(state, "final_result", None) is not None:
-            return StopDecision(True, StopReason.SUCCESS, "state.final_result is set")
+            return StopDecision(True, StopReason.FINAL, "state.final_result is set")
         return StopDecision(False)
 
 

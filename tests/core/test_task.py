@@ -51,7 +51,10 @@ def test_validate_structured_reports_missing_required_resources(tmp_path: Path) 
     )
     issues = task.validate_structured(str(tmp_path))
     codes = [(i.code, i.field) for i in issues]
-    assert codes == [("resource_missing", "resources[1]"), ("resource_kind", "resources[3]")]
+    assert codes == [
+        ("TASK_RESOURCE_MISSING", "resources[1].path"),
+        ("TASK_RESOURCE_KIND_MISMATCH", "resources[3].path"),
+    ]
 
 
 def test_resolve_resources_binds_paths_and_urls(tmp_path: Path) -> None:
@@ -66,9 +69,7 @@ def test_resolve_resources_binds_paths_and_urls(tmp_path: Path) -> None:
         ],
     )
     file_b, url_b = task.resolve_resources(str(tmp_path))
-    assert (
-        file_b.resolved_path == str(tmp_path / "a.txt") and file_b.exists and file_b.mount_to == "/in/a.txt"
-    )
+    assert file_b.resolved_path == str(tmp_path / "a.txt") and file_b.exists and file_b.target == "/in/a.txt"
     assert url_b.resolved_path is None and url_b.source == "https://example.org/x"
 
 

@@ -103,8 +103,9 @@ def test_agent_should_stop_gives_agent_condition() -> None:
     assert result.step_count == 2
 
 
-def test_final_result_set_by_reduce_stops_with_success() -> None:
-    """FinalResultCriteria (the default) stops with success when reduce sets final_result."""
+def test_final_result_set_by_reduce_stops_with_final() -> None:
+    """FinalResultCriteria (the default) stops with final (upstream's reason) when reduce sets
+    final_result; a criterion saying stop without a reason stops with success."""
 
     class Finisher(ScriptAgent):
         def reduce(self, state: Any, observation: Any, decision: Any) -> Any:
@@ -114,8 +115,15 @@ def test_final_result_set_by_reduce_stops_with_success() -> None:
             return state
 
     result = Engine(Finisher([add_decision(4, 4)])).run("sum")
-    assert result.state.stop_reason == "success"
+    assert result.state.stop_reason == "final"
     assert result.state.final_result == "sum=8"
+
+    class Done:
+        def should_stop(self, state: Any, step_id: int, runtime_info: Any) -> bool:
+            return bool(state.seen)
+
+    result = Engine(ScriptAgent([add_decision(4, 4)]), stop_criteria=[Done()]).run("sum")
+    assert result.state.stop_reason == "success" and result.step_count == 1
 
 
 def test_wait_decision_skips_actions() -> None:

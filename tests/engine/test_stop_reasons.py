@@ -57,14 +57,15 @@ def test_env_capability_mismatch_from_env_spec_and_required_ops(tmp_path: Path) 
     ok = Engine(agent, env=HostEnv(tmp_path, allow_commands=True), budget=None).run(
         Task(id="t", objective="o", budget=TaskBudget(max_steps=1))
     )
-    assert ok.state.stop_reason == "max_steps"
+    assert ok.state.stop_reason == "budget_steps"
 
 
 def test_task_budget_tightens_runtime_budget_and_task_result() -> None:
-    """TaskBudget.max_steps caps the run; the TaskResult reports the outcome."""
+    """TaskBudget.max_steps caps the run (budget_steps: it narrows the RuntimeBudget); the TaskResult
+    reports the outcome."""
     task = Task(id="t9", objective="loop", budget=TaskBudget(max_steps=2), success_criteria=["sum is 3"])
     result = Engine(ScriptAgent([add_decision()])).run(task)
-    assert result.step_count == 2 and result.state.stop_reason == "max_steps"
+    assert result.step_count == 2 and result.state.stop_reason == "budget_steps"
     tr = result.task_result
     assert tr.task_id == "t9" and tr.success is False and tr.metrics["steps"] == 2
     assert tr.metadata == {"unevaluated_criteria": ["sum is 3"]}
