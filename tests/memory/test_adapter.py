@@ -147,3 +147,19 @@ def test_adapter_emits_recall_for_foreign_memories(events: list) -> None:
     memory.append(MemoryRecord("user", "x", 0, record_id="f1"))
     MemorySourceAdapter(memory, namespace="ext").contribute(None)
     assert [(k, p["namespace"], p["record_ids"]) for k, p in events] == [("memory_recall", "ext", ["f1"])]
+
+
+def test_adapter_reads_no_global_memory(tmp_path: Any) -> None:
+    """The contract: "No global memory is read by this adapter" (the Memdir itself still sees both)."""
+    shared = MemdirMemory(str(tmp_path / "global"), create=True)
+    shared.append(MemoryRecord("user", "global-secret=1", 0, record_id="g"))
+    local = MemdirMemory(str(tmp_path / "local"), global_memory_dir=str(tmp_path / "global"), create=True)
+    local.append(MemoryRecord("user", "local-fact=2", 0, record_id="l"))
+    assert {r.record_id for r in local.retrieve()} == {"g", "l"}
+    source = MemorySourceAdapter(local, namespace="project", query={"role": "user"})
+    [contribution] = source.contribute(None)
+    assert "local-fact=2" in contribution.text and "global-secret" not in contribution.text
+    only_global = MemdirMemory(
+        str(tmp_path / "empty"), global_memory_dir=str(tmp_path / "global"), create=True
+    )
+    assert MemorySourceAdapter(only_global, namespace="p").contribute(None) == ()

@@ -9,7 +9,7 @@ from qitos.core.context import ContextContribution
 from qitos.core.memory import Memory, MemoryRecord
 from qitos.kit.memory.events import emit_recall, labelled_recall
 from qitos.kit.memory.memdir_format import content_text
-from qitos.kit.memory.query import validate_query
+from qitos.kit.memory.query import filter_records, validate_query
 
 __all__ = ["MemorySourceAdapter"]
 
@@ -56,10 +56,7 @@ class MemorySourceAdapter:
 
     def contribute(self, request: Any) -> Sequence[ContextContribution]:
         """Recall now and return one contribution of the records (none when nothing is recalled)."""
-        with labelled_recall(self.namespace):
-            records = list(self.memory.retrieve(query=self.query))
-        if not getattr(self.memory, "emits_recall_events", False):
-            emit_recall(records, namespace=self.namespace, query=self.query)
+        records = self._recall()
         self.revision += 1
         if not records:
             return ()
@@ -73,6 +70,22 @@ class MemorySourceAdapter:
                 required=self.required,
             ),
         )
+
+    def _recall(self) -> list[MemoryRecord]:
+        """The bound namespace's records matching the query; a memory's global part is never read."""
+        memory = self.memory
+        scan = getattr(memory, "scan", None)
+        if getattr(memory, "global_root", None) is not None and callable(scan):
+            # A Memdir bound to a global root recalls both through retrieve(); this adapter reads
+            # the bound namespace alone, so it lists the local root and applies the query itself.
+            records = filter_records(scan(include_global=False).records, validate_query(self.query))
+            emit_recall(records, namespace=self.namespace, query=self.query)
+            return records
+        with labelled_recall(self.namespace):
+            records = list(memory.retrieve(query=self.query))
+        if not getattr(memory, "emits_recall_events", False):
+            emit_recall(records, namespace=self.namespace, query=self.query)
+        return records
 
     def reset(self, run_id: str | None = None) -> None:
         """No owned state; never reset the borrowed memory."""
