@@ -16,6 +16,7 @@ from qitos.core.errors import (
 )
 from qitos.engine.serialize import jsonable
 from qitos.models.base import ModelResponse, as_model
+from qitos.models.estimate import estimate_usage
 
 
 class ModelCaller:
@@ -101,7 +102,12 @@ class ModelCaller:
                 phase="DECIDE",
                 step_id=step_id,
             )
-        run.tokens += response.usage.total_tokens
+        usage = response.usage
+        if not usage.reported:
+            # A plain callable (the documented llm form) or a server omitting usage: estimate it,
+            # marked as such, so max_tokens still binds and the trace does not claim 0 tokens.
+            usage = estimate_usage(request.messages, response.text, response.tool_calls)
+        run.tokens += usage.total_tokens
         engine._emit(
             run,
             "model_response",
@@ -109,7 +115,7 @@ class ModelCaller:
                 "request_id": request.request_id,
                 "text": response.text,
                 "tool_calls": [{"name": c.name, "args": jsonable(c.args)} for c in response.tool_calls],
-                "usage": response.usage.to_dict(),
+                "usage": usage.to_dict(),
                 "latency_ms": round(latency_ms, 3),
             },
         )

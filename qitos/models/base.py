@@ -10,19 +10,31 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Usage:
-    """Token usage of one model call, as the provider reported it (zeros when it did not)."""
+    """Token usage of one model call, as the provider reported it (zeros when it did not).
+
+    ``estimated`` marks figures the Engine estimated because the model reported none.
+    """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    estimated: bool = False
 
-    def to_dict(self) -> dict[str, int]:
-        """The usage as the JSON object written in ``model_response`` events."""
-        return {
+    def to_dict(self) -> dict[str, Any]:
+        """The usage as the JSON object written in ``model_response`` events (``estimated`` only when true)."""
+        out: dict[str, Any] = {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.total_tokens,
         }
+        if self.estimated:
+            out["estimated"] = True
+        return out
+
+    @property
+    def reported(self) -> bool:
+        """Whether any figure is non-zero (all zeros: the model reported no usage)."""
+        return bool(self.prompt_tokens or self.completion_tokens or self.total_tokens)
 
 
 @dataclass(frozen=True)

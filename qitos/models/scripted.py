@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import inspect
-import json
-import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from qitos.core.errors import ModelExecutionError
 from qitos.models.base import Message, Model, ModelResponse, ToolCall, Usage
+from qitos.models.estimate import completion_units, estimate_tokens, message_units
 
 ScriptItem = str | ModelResponse | Mapping[str, Any] | BaseException
 """One scripted reply: text, a full ModelResponse, a dict ``{text, tool_calls, usage, finish_reason}``,
@@ -19,34 +18,7 @@ or an exception instance, which the call raises (to rehearse failures and recove
 Responder = Callable[..., ScriptItem]
 """``fn(messages)`` or ``fn(messages, tools=...)`` returning a ScriptItem."""
 
-CHARS_PER_TOKEN = 4  # the usual rule of thumb; deterministic stand-in for a tokenizer
 _ITEM_KEYS = frozenset({"text", "tool_calls", "usage", "finish_reason", "model_id"})
-
-
-def message_units(messages: Sequence[Message]) -> int:
-    """The characters of the messages' content, the unit ``max_input_units`` is declared in."""
-    total = 0
-    for message in messages:
-        content = message.get("content")
-        if content is None:
-            continue
-        if isinstance(content, str):
-            total += len(content)
-        elif isinstance(content, list):
-            # Chat "content parts": count the text of text parts, the JSON of anything else.
-            for part in content:
-                if isinstance(part, Mapping) and isinstance(part.get("text"), str):
-                    total += len(part["text"])
-                else:
-                    total += len(json.dumps(part, default=str))
-        else:
-            total += len(str(content))
-    return total
-
-
-def estimate_tokens(chars: int) -> int:
-    """Deterministic token estimate for ``chars`` characters (ceil of chars / 4)."""
-    return math.ceil(chars / CHARS_PER_TOKEN)
 
 
 def _tool_call(value: Any, where: str) -> ToolCall:
@@ -205,10 +177,8 @@ class ScriptedModel(Model):
             usage = _usage(item.get("usage"), "usage")
             finish, model_id = item.get("finish_reason"), item.get("model_id")
         if usage is None:
-            completion_chars = len(text) + sum(
-                len(c.name) + len(json.dumps(c.args, default=str)) for c in calls
-            )
-            prompt, completion = estimate_tokens(prompt_chars), estimate_tokens(completion_chars)
+            prompt = estimate_tokens(prompt_chars)
+            completion = estimate_tokens(completion_units(text, calls))
             usage = Usage(prompt, completion, prompt + completion)
         return ModelResponse(
             text=text,

@@ -17,7 +17,8 @@ from qitos.core.context import (
 from qitos.engine.request_builder import BuiltRequest, RequestBuilder
 from qitos.kit.context.compaction import ClosedExchangeWindowCompactor
 from qitos.models.base import ModelResponse, ToolCall
-from qitos.models.scripted import ScriptedModel, message_units
+from qitos.models.estimate import message_units
+from qitos.models.scripted import ScriptedModel
 from qitos.trace.events import RunEvent
 
 TOOLS = [{"type": "function", "function": {"name": "add", "parameters": {"type": "object"}}}]

@@ -6,7 +6,8 @@ import pytest
 
 from qitos.core.errors import ModelExecutionError
 from qitos.models.base import Model, ModelResponse, ToolCall, Usage
-from qitos.models.scripted import ScriptedModel, estimate_tokens, message_units
+from qitos.models.estimate import estimate_tokens, message_units
+from qitos.models.scripted import ScriptedModel
 
 MSGS = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Add 2 and 3."}]
 

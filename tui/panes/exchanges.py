@@ -241,8 +241,10 @@ class ExchangesPane(Pane):
                 lines.append(Text(f"  ⇒ {format_action(call)}", style="yellow dim" if dim else "yellow"))
             usage = p.get("usage")
             if isinstance(usage, dict) and usage:
-                figures = ", ".join(f"{k} {v}" for k, v in usage.items())
-                lines.append(Text(f"  usage: {figures}", style="dim"))
+                figures = ", ".join(f"{k} {v}" for k, v in usage.items() if k != "estimated")
+                # The Engine estimated these (the model reported none): say so, never pass them off.
+                label = "usage (estimated)" if usage.get("estimated") is True else "usage"
+                lines.append(Text(f"  {label}: {figures}", style="dim"))
         for i in ex.tool_results:
             lines.extend(self._tool_result(self.store.load(i).payload, dim))
         return Group(*lines)
