@@ -38,6 +38,21 @@ class HistoryPolicy:
                 f"HistoryPolicy.max_tokens must be a positive int or None, got {self.max_tokens!r}"
             )
 
+    @property
+    def policy_id(self) -> str:
+        """A label naming this policy's limits, as request views report it."""
+        return (
+            f"history(roles={','.join(self.roles)};max_messages={self.max_messages};"
+            f"step_window={self.step_window};max_tokens={self.max_tokens})"
+        )
+
+    def build_query(self, step_id: int) -> dict[str, Any]:
+        """The ``History.retrieve`` query for a request at ``step_id`` (upstream's keys)."""
+        query: dict[str, Any] = {"roles": list(self.roles), "max_items": self.max_messages}
+        if self.step_window is not None:
+            query["step_min"] = max(0, step_id - self.step_window + 1)
+        return query
+
     def select(self, messages: list[HistoryMessage], current_step: int | None = None) -> list[HistoryMessage]:
         """Apply roles, step window, message cap and token cap (4 chars ~ 1 token), newest kept."""
         kept = [m for m in messages if m.role in self.roles]

@@ -175,6 +175,9 @@ class SelectionReport:
     used_by_category: tuple[tuple[str, int], ...] = ()
     protected_exchange_ids: tuple[str, ...] = ()
     exchange_units: tuple[tuple[str, int], ...] = field(default=(), repr=False)
+    #: Closed exchanges the history selection (the agent's History and the HistoryPolicy) left out;
+    #: they are also in ``omitted_exchange_ids``. Not a budget omission, so no receipt covers them.
+    history_omitted_exchange_ids: tuple[str, ...] = ()
 
     @property
     def context_decisions(self) -> list[dict[str, Any]]:
@@ -201,4 +204,5 @@ class SelectionReport:
             "used_by_category": dict(self.used_by_category),
             "protected_exchange_ids": list(self.protected_exchange_ids),
             "exchange_units": dict(self.exchange_units),
+            "history_omitted_exchange_ids": list(self.history_omitted_exchange_ids),
         }

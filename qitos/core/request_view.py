@@ -6,6 +6,11 @@ derives one deterministic, provider-neutral request from it: instructions, tool 
 selected context contributions and the selected exchanges, with a report of everything that was
 left out and why.
 
+The caller may also pass ``carried_exchange_ids``: the closed exchanges its history selection (an
+agent's History and the HistoryPolicy limits) lets this request carry. The others are left out
+before any budget arithmetic and reported as history omissions (``history_omitted_exchange_ids``,
+also in ``omitted_exchange_ids``); the log itself keeps them, so it stays the record of the run.
+
 Omitting exchanges to fit a budget is a loss, so it happens only through an explicit compaction
 policy: the view computes which closed, unprotected exchanges must go, hands their ids and the
 SHA-256 of the selected projection to ``compaction_policy.compact(...)``, and accepts the result
@@ -241,6 +246,8 @@ class RequestView:
         protocol_id: str = "unknown",
         tool_use_policy: str = "auto",
         tool_use_satisfied: bool = False,
+        carried_exchange_ids: Iterable[str] | None = None,
+        history_policy_id: str | None = None,
     ) -> RequestView:
         """Build the request for the next model call from ``log`` (see the module docstring)."""
         if not isinstance(log, ExchangeLog):
@@ -293,8 +300,24 @@ class RequestView:
                     f"compaction_receipts must hold CompactionReceipt, got {type(receipt).__name__}"
                 )
 
+        # The history selection comes first: exchanges it leaves out are not candidates at all.
+        all_records = log._records
+        if carried_exchange_ids is None:
+            records = all_records
+            history_omitted: list[Any] = []
+        else:
+            carried = set(carried_exchange_ids)
+            records = [r for r in all_records if not r.closed or r.exchange_id in carried]
+            history_omitted = [r for r in all_records if r.closed and r.exchange_id not in carried]
+            if history_omitted and continuation is not None:
+                # The provider holds state for the whole prefix; leaving any exchange out of the
+                # request would desynchronise it.
+                raise ContextError(
+                    "a provider continuation covers every exchange; the history selection cannot "
+                    f"leave out {[r.exchange_id for r in history_omitted]}"
+                )
+
         # Exchange units and protection. The builder alone decides what is protected.
-        records = log._records
         default_chars = counter is default_unit_counter and unit == "characters"
         units_of = [
             r.chars
@@ -397,14 +420,23 @@ class RequestView:
         # Report.
         selected_records = [r for r, o in zip(records, omit, strict=True) if not o]
         omitted_records = [r for r, o in zip(records, omit, strict=True) if o]
+        history_units = [
+            r.chars
+            if default_chars
+            else sum(measure(i.content, f"exchange {r.exchange_id}") for i in r.items)
+            for r in history_omitted
+        ]
+        if history_omitted:
+            left_out = {id(r) for r in omitted_records} | {id(r) for r in history_omitted}
+            omitted_records = [r for r in all_records if id(r) in left_out]  # log order
         decisions = selection.decisions
         context_total = sum(d.units for d in decisions)
-        total = base + context_total + sum(units_of)
+        total = base + context_total + sum(units_of) + sum(history_units)
         report = SelectionReport(
             selected_item_ids=tuple(i for r in selected_records for i in r.item_ids),
             omitted_item_ids=tuple(i for r in omitted_records for i in r.item_ids),
             selected_exchange_ids=tuple(r.exchange_id for r in selected_records),
-            omitted_exchange_ids=omitted_ids,
+            omitted_exchange_ids=tuple(r.exchange_id for r in omitted_records),
             selected_categories=tuple(sorted(set().union(*(r.kinds for r in selected_records)))),
             omitted_categories=tuple(sorted(set().union(*(r.kinds for r in omitted_records)))),
             selected_context_ids=tuple(d.contribution.contribution_id for d in selection.selected),
@@ -417,6 +449,11 @@ class RequestView:
                 f"context_policy:{getattr(selector, 'policy_id', type(selector).__name__)}",
                 "protected:recent_window,open_exchanges" + (",continuation" if continuation else ""),
                 "omission:compaction_receipt" if omitted_ids else "omission:none",
+                *(
+                    (f"history:{history_policy_id or 'selection'}:{len(history_omitted)}_omitted",)
+                    if carried_exchange_ids is not None
+                    else ()
+                ),
             ),
             context_decisions_json=tuple(canonical_json(d.to_dict()) for d in decisions),
             used_by_category=(
@@ -426,7 +463,11 @@ class RequestView:
                 ("exchanges", exchange_units_used),
             ),
             protected_exchange_ids=tuple(r.exchange_id for r, p in zip(records, protected, strict=True) if p),
-            exchange_units=tuple((r.exchange_id, u) for r, u in zip(records, units_of, strict=True)),
+            exchange_units=tuple(
+                (r.exchange_id, u)
+                for r, u in zip([*records, *history_omitted], [*units_of, *history_units], strict=True)
+            ),
+            history_omitted_exchange_ids=tuple(r.exchange_id for r in history_omitted),
         )
         requirements = set(map(str, capability_requirements))
         with_calls = [r for r in selected_records if r.tool_names]
@@ -437,7 +478,7 @@ class RequestView:
         correlations = tuple(
             canonical_json({"exchange_id": r.exchange_id, "tool_calls": r.tool_names}) for r in with_calls
         )
-        open_ids = [r.exchange_id for r in records if not r.closed]
+        open_ids = [r.exchange_id for r in all_records if not r.closed]
         context_json = tuple(canonical_json(c.to_dict()) for c in selection.selected_contributions)
         receipts = prior_receipts + new_receipts
         source_digest = log.digest()
@@ -481,6 +522,7 @@ class RequestView:
                     "compaction_policy": getattr(compaction_policy, "policy_id", None)
                     if compaction_policy is not None
                     else None,
+                    **({"history_policy": history_policy_id} if history_policy_id is not None else {}),
                 }
             ),
             protocol_id=protocol_id,

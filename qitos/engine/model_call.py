@@ -53,7 +53,13 @@ class ModelCaller:
             )
         try:
             request = engine.request_builder.build(
-                step_id=step_id, system_prompt=system_prompt, user_text=user_text, tool_specs=tool_specs
+                step_id=step_id,
+                system_prompt=system_prompt,
+                user_text=user_text,
+                tool_specs=tool_specs,
+                history=agent.history,
+                state=run.state,
+                observation=getattr(run.current_record, "observation", None),
             )
         except ContextError as exc:
             # A request that cannot fit (required context or protected exchanges over the budget,

@@ -9,6 +9,10 @@ from the contributions every contributor returns for this very request, projecte
 its ``view`` payload (fixed in :mod:`qitos.trace.events`) records what was selected, omitted and
 compacted, so a replay shows all of it without the agent.
 
+Which past exchanges a request carries is first decided by the agent's History and the HistoryPolicy
+(:mod:`qitos.engine.history_selection`); the view reports the ones left out as history omissions,
+and the budget and compactor then work on what remains.
+
 Tools come only from the ``tool_specs`` the Engine passes: nothing a contribution carries can add
 or enable a tool. Without a compactor, a request whose exchanges do not fit fails with
 ContextBudgetExceededError rather than silently dropping history.
@@ -27,7 +31,9 @@ from qitos.core.context import (
     canonical_json,
     collect_contributions,
 )
+from qitos.core.history import HistoryPolicy
 from qitos.core.request_view import ExchangeLog, RequestView
+from qitos.engine.history_selection import carried_exchanges
 from qitos.models.base import ModelResponse
 
 __all__ = ["BuiltRequest", "RequestBuilder", "view_payload"]
@@ -49,6 +55,7 @@ def view_payload(
     s = view.selection
     used = dict(s.used_by_category)
     selected = set(s.selected_exchange_ids)
+    by_history = set(s.history_omitted_exchange_ids)
     protected = set(s.protected_exchange_ids)
     units = dict(s.exchange_units)
     provenance = view.provenance
@@ -61,6 +68,7 @@ def view_payload(
         "selected_digest": view.selected_digest,
         "selected_exchange_ids": list(s.selected_exchange_ids),
         "omitted_exchange_ids": list(s.omitted_exchange_ids),
+        "history_omitted_exchange_ids": list(s.history_omitted_exchange_ids),
         "protected_exchange_ids": list(s.protected_exchange_ids),
         "exchanges": [
             {
@@ -70,6 +78,11 @@ def view_payload(
                 "closed": closed,
                 "protected": exchange_id in protected,
                 "selected": exchange_id in selected,
+                "omitted_by": None
+                if exchange_id in selected or not closed
+                else "history"
+                if exchange_id in by_history
+                else "compaction",
             }
             for exchange_id, step_id, closed in log.summaries()
         ],
@@ -90,6 +103,7 @@ def view_payload(
             ),
             "budget": budget_policy_id,
             "compaction": provenance.get("compaction_policy"),
+            "history": provenance.get("history_policy"),
         },
     }
 
@@ -130,9 +144,8 @@ class RequestBuilder:
         )
         self.budget_policy = budget_policy if budget_policy is not None else DeclaredContextBudgetPolicy()
         self.compactor = compactor
-        # Kept for interface compatibility: which exchanges a request carries is decided by the
-        # budget and the compactor (with receipts), never by an unreported message window.
-        self.history_policy = history_policy
+        # Which past exchanges a request carries (reported in the view as history omissions).
+        self.history_policy = history_policy if history_policy is not None else HistoryPolicy()
         self.model = model
         self._run_id = "run"
         self._log = ExchangeLog(self._run_id)
@@ -194,11 +207,26 @@ class RequestBuilder:
         system_prompt: str | None,
         user_text: str,
         tool_specs: Sequence[Mapping[str, Any]] = (),
+        history: Any = None,
+        state: Any = None,
+        observation: Any = None,
     ) -> BuiltRequest:
-        """The request for this step, as a RequestView over the log and this request's contributions."""
+        """The request for this step, as a RequestView over the log and this request's contributions.
+
+        ``history`` is the agent's History (None: the policy applies to the log itself); ``state``
+        and ``observation`` are what ``History.retrieve`` receives.
+        """
         self._count += 1
         request_id = f"{self._run_id}:req-{self._count:04d}"
         exchange_id = self._open_exchange(step_id, user_text)
+        carried = carried_exchanges(
+            self._log,
+            self.history_policy,
+            step_id=step_id,
+            history=history,
+            state=state,
+            observation=observation,
+        )
         self._exchange_of[request_id] = exchange_id
         request = ContextRequest(
             request_id=request_id,
@@ -218,6 +246,8 @@ class RequestBuilder:
             context_contributions=contributions,
             context_selection_policy=self.selection_policy,
             compaction_policy=self.compactor,
+            carried_exchange_ids=carried,
+            history_policy_id=self.history_policy.policy_id,
         )
         self.last_view = view
         payload = view_payload(

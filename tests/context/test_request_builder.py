@@ -118,7 +118,9 @@ def test_small_budget_run_drops_optional_context_and_records_a_compaction_receip
         "selection": "qitos.context.priority/v1",
         "budget": "qitos.context.declared_budget/v1",
         "compaction": "qitos.context.closed_window/v1",
+        "history": "history(roles=user,assistant;max_messages=24;step_window=None;max_tokens=None)",
     }
+    assert last["history_omitted_exchange_ids"] == []  # 8 exchanges: all within the default policy
     # The payload survives a trace round trip unchanged: a replay needs nothing else.
     event = RunEvent(
         "run-ctx", 7, "model_request", payload={"request_id": built[-1].request_id, "view": last}

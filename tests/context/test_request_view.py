@@ -62,13 +62,15 @@ def test_request_view_fields_in_documented_order_with_defaults() -> None:
 
 
 def test_from_exchange_log_documented_parameters() -> None:
+    """The documented parameters in order; the history selection's two keywords follow them."""
     params = inspect.signature(RequestView.from_exchange_log).parameters
-    assert list(params) == [
+    assert list(params)[:-2] == [
         "log", "model", "target", "instructions", "tool_schemas", "capability_requirements",
         "reasoning_policy", "continuation", "context_budget", "context_contributions",
         "context_selection_policy", "context_unit_counter", "compaction_receipts", "compaction_policy",
         "artifact_refs", "available_artifact_ids", "protocol_id", "tool_use_policy", "tool_use_satisfied",
     ]  # fmt: skip
+    assert list(params)[-2:] == ["carried_exchange_ids", "history_policy_id"]
     defaults = {n: p.default for n, p in params.items() if n != "log"}
     assert defaults["protocol_id"] == "unknown" and defaults["tool_use_policy"] == "auto"
     assert all(

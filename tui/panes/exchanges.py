@@ -132,6 +132,12 @@ class ExchangesPane(Pane):
         }
         keys = set(omitted) | {f"step:{step_of[x]}" for x in omitted if step_of.get(x) is not None}
         receipts: dict[str, dict[str, Any]] = {}
+        # Left out by the history selection (the agent's History / HistoryPolicy), not a compaction.
+        for ex_id in view.get("history_omitted_exchange_ids") or []:
+            by_history = {"history": True}
+            receipts[str(ex_id)] = by_history
+            if step_of.get(str(ex_id)) is not None:
+                receipts[f"step:{step_of[str(ex_id)]}"] = by_history
         for receipt in view.get("receipts") or []:
             if isinstance(receipt, dict):
                 for ex_id in receipt.get("input_exchange_ids") or []:
@@ -208,7 +214,9 @@ class ExchangesPane(Pane):
         if dim:
             title.stylize("dim")
             title.append(" · omitted from this request", style="dim italic")
-            if receipt:
+            if receipt and receipt.get("history") is True:
+                title.append(" (history policy)", style="dim italic")
+            elif receipt:
                 title.append(
                     f" (receipt {receipt.get('receipt_id')} by {receipt.get('policy_id')})",
                     style="dim italic",

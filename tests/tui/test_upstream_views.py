@@ -1,4 +1,4 @@
-"""The exchanges pane says when a response's usage was estimated by the Engine (no usage reported)."""
+"""Exchanges pane: estimated usage is labelled, and exchanges the history selection left out say so."""
 
 from __future__ import annotations
 
@@ -53,3 +53,29 @@ async def test_estimated_usage_is_labelled() -> None:
 async def test_reported_usage_is_not_labelled() -> None:
     line = await shown_usage(lambda messages: ModelResponse(text='{"final": "done"}', usage=Usage(5, 2, 7)))
     assert "usage: prompt_tokens 5, completion_tokens 2, total_tokens 7" in line
+
+
+async def test_history_omitted_exchanges_say_so() -> None:
+    """An exchange the HistoryPolicy left out is dimmed as omitted, "(history policy)", no receipt."""
+    from qitos import HistoryPolicy
+    from qitos.models.scripted import ScriptedModel
+
+    wait = '{"mode": "wait"}'
+    agent = Once(llm=ScriptedModel([wait] * 3), model_parser=JsonDecisionParser())
+    engine = Engine(agent, budget=RuntimeBudget(max_steps=3), history_policy=HistoryPolicy(max_messages=2))
+    events = engine.run("chat").events
+    store = RunStore(ListSource(events))
+    store.apply(events, 0)
+
+    class PaneApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield ExchangesPane(store)
+
+    async with PaneApp().run_test(size=(140, 40)) as pilot:
+        pane = pilot.app.query_one(ExchangesPane)
+        pane.selected = len(store.steps) - 1
+        pane.revision = 1
+        await pilot.pause()
+        titles = [line for line in drawn(pane).splitlines() if line.startswith("── #")]
+    assert "omitted from this request (history policy)" in titles[0]
+    assert "omitted" not in titles[1] and "omitted" not in titles[2]
