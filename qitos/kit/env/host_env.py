@@ -26,14 +26,15 @@ class HostEnv(Env):
 
     def __init__(
         self,
-        workspace: str | os.PathLike[str],
+        workspace_root: str | os.PathLike[str] = ".",
         *,
         create: bool = True,
         allow_commands: bool = False,
         command_timeout_s: float = 30.0,
         max_listed: int = 200,
     ) -> None:
-        root = Path(workspace)
+        # ``workspace_root`` is upstream's parameter name: ``HostEnv(workspace_root=...)`` works as is.
+        root = Path(workspace_root)
         if not root.exists():
             if not create:
                 raise WorkspaceError.make(f"workspace {str(root)!r} does not exist", phase="env")
