@@ -100,24 +100,24 @@ def test_upstream_style_env_declares_ops_with_has_ops() -> None:
 
 
 # -- 3. report the step limit that actually bound --------------------------------------------------
-def test_task_step_budget_reports_budget_steps() -> None:
+def test_task_step_budget_reports_budget_steps(tmp_path: Path) -> None:
     task = Task(id="t", objective="o", budget=TaskBudget(max_steps=2))
-    result = Engine(ShellAgent(), env=_shell_env()).run(task)
+    result = Engine(ShellAgent(), env=_shell_env(tmp_path)).run(task)
     assert result.step_count == 2 and result.state.stop_reason == "budget_steps"
     assert result.state.max_steps == 10  # the task budget narrows the RuntimeBudget, not the state
 
 
-def test_runtime_budget_reports_budget_steps_and_state_limit_reports_max_steps() -> None:
-    by_budget = Engine(ShellAgent(), env=_shell_env(), budget=RuntimeBudget(max_steps=3)).run("o")
+def test_runtime_budget_reports_budget_steps_and_state_limit_reports_max_steps(tmp_path: Path) -> None:
+    by_budget = Engine(ShellAgent(), env=_shell_env(tmp_path), budget=RuntimeBudget(max_steps=3)).run("o")
     assert by_budget.step_count == 3 and by_budget.state.stop_reason == "budget_steps"
-    by_state = Engine(ShellAgent(state_max_steps=2), env=_shell_env(), budget=RuntimeBudget(5)).run("o")
+    by_state = Engine(ShellAgent(state_max_steps=2), env=_shell_env(tmp_path), budget=RuntimeBudget(5)).run(
+        "o"
+    )
     assert by_state.step_count == 2 and by_state.state.stop_reason == "max_steps"
 
 
-def _shell_env() -> HostEnv:
-    import tempfile
-
-    return HostEnv(tempfile.mkdtemp(prefix="qitos-shell-"), allow_commands=True)
+def _shell_env(root: Path) -> HostEnv:
+    return HostEnv(root, allow_commands=True)
 
 
 # -- 5. env.reset before agent.init_state -----------------------------------------------------------
