@@ -45,6 +45,18 @@ import pytest
         ("qitos.kit.memory", ["WindowMemory", "SummaryMemory", "VectorMemory", "MarkdownFileMemory"]),
         ("qitos.kit.history", ["WindowHistory", "window_history"]),
         ("qitos.engine.hooks", ["EngineHook", "HookContext"]),
+        (
+            "qitos.engine",
+            [
+                "Engine",
+                "EngineResult",
+                "EngineHook",
+                "HookContext",
+                "RuntimeBudget",
+                "RuntimePhase",
+                "StepRecord",
+            ],
+        ),
     ],
 )
 def test_upstream_names_import(module: str, names: list[str]) -> None:
