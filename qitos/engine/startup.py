@@ -65,6 +65,8 @@ def preflight(task: Any, env: Any, registry: Any) -> tuple[StopReason, str, dict
             missing_ops = sorted(op for op in set(ops) if not provides(env, op))
             if missing_ops:
                 where = "the environment does not provide" if env is not None else "and no env is configured"
+                if "process" in missing_ops and getattr(env, "allow_commands", None) is False:
+                    where += " (this HostEnv runs commands only with allow_commands=True)"
                 problems.append(f"tool {name!r} needs runtime ops {missing_ops} {where}")
     if problems:
         return (

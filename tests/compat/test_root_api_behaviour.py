@@ -64,6 +64,7 @@ def test_required_ops_with_an_env_lacking_them_stop_a_string_task(tmp_path: Path
     agent = ShellAgent()
     result = Engine(agent, env=HostEnv(tmp_path)).run("no shell here")
     assert result.state.stop_reason == "env_capability_mismatch" and agent.decided == 0
+    assert "allow_commands=True" in result.error["message"]
 
 
 def test_required_ops_provided_run_a_string_task(tmp_path: Path) -> None:
