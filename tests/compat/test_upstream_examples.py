@@ -9,11 +9,15 @@ A ScriptedModel stands in for the real model.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from qitos import Action, AgentModule, Decision, EnvSpec, StateSchema, Task, TaskBudget, ToolRegistry, tool
 from qitos.kit.env import HostEnv
@@ -290,3 +294,16 @@ def test_plan_act_pattern_without_a_plan_gives_up() -> None:
         "fix it", return_state=True, engine_kwargs={"env": HostEnv(workspace_root=".", allow_commands=True)}
     )
     assert result.state.final_result == "Failed to build a valid plan" and result.state.stop_reason == "final"
+
+
+def test_upstreams_own_quickstart_file_when_a_checkout_is_given(tmp_path: Path) -> None:
+    """With QITOS_UPSTREAM_DIR naming a checkout of Qitor/qitos, its quick-start runs here unchanged."""
+    checkout = os.environ.get("QITOS_UPSTREAM_DIR")
+    script = Path(checkout or "") / "examples" / "quickstart" / "minimal_agent.py"
+    if not checkout or not script.is_file():
+        pytest.skip("set QITOS_UPSTREAM_DIR to a checkout of github.com/Qitor/qitos to run its quick-start")
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert "final_result: 42" in out.stdout and "stop_reason: final" in out.stdout
