@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -173,3 +175,23 @@ def test_is_postgres_url() -> None:
     """Only postgresql:// and postgres:// URLs are PostgreSQL targets; paths are not."""
     assert is_postgres_url("postgresql://u@h/db") and is_postgres_url("postgres:///db?host=/tmp")
     assert not is_postgres_url(".qitos/skills.db") and not is_postgres_url(None)
+
+
+def test_the_readme_example_runs(dsn: str) -> None:
+    """The README's PostgreSQL example, run twice against the test server: versions 1 then 2."""
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    match = re.search(
+        r"<!-- readme-example: postgres-skills -->\s*```python\n(.*?)```",
+        readme.read_text("utf-8"),
+        re.DOTALL,
+    )
+    assert match, "the README lost its PostgreSQL example"
+    source, count = re.subn(r'^dsn = "[^"]*"', lambda _m: f"dsn = {dsn!r}", match.group(1), flags=re.M)
+    assert count == 1
+    for _ in range(2):
+        exec(compile(source, "README.md", "exec"), {})  # noqa: S102 - our own documentation
+    with PostgresToolLibrary(dsn, namespace="research") as lib:
+        assert [(a.version, a.source) for a in lib.versions("audit")] == [
+            (1, "1. Read\n2. Verify\n"),
+            (2, "1. Read\n2. Verify\n"),
+        ]
