@@ -188,3 +188,28 @@ def test_display_url_hides_passwords() -> None:
     )
     assert display_url("postgres:///db?host=/tmp/x") == "postgres:///db?host=/tmp/x"
     assert display_url("postgresql://[broken") == "postgresql://…"
+
+
+async def test_a_lost_connection_is_reported_and_a_reload_reconnects(skills_dsn: str) -> None:
+    """The server drops the browser's connections: live updates say they stopped; ctrl+r reconnects,
+    reads again and listens again."""
+    import psycopg
+
+    app = make_skills_app(skills_dsn)
+    async with app.run_test(size=(120, 32)) as pilot:
+        browser = await first_load(app, live=True)
+        with psycopg.connect(skills_dsn, autocommit=True) as admin:
+            killed = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE pid <> pg_backend_pid() AND datname = current_database()"
+            ).fetchone()[0]
+        assert killed >= 2  # the browser's reading connection and its listening one
+        await wait_until(lambda: not browser.live, timeout=10, what="live updates to stop")
+        assert "the connection to the server was lost" in browser.last_message
+        before = browser.revision
+        await pilot.press("ctrl+r")
+        await wait_until(lambda: browser.revision > before, timeout=10, what="the reload")
+        assert browser.error is None and [v.version for v in browser.versions] == [3, 2, 1]
+        await wait_until(lambda: browser.live, timeout=10, what="listening again")
+        other_process(skills_dsn, "demo", "publish", "fix-failing-check", "def fix(repo):\n    return 4\n")
+        await wait_until(lambda: browser.versions[0].version == 4, timeout=10, what="v4 after reconnecting")

@@ -166,6 +166,8 @@ class PostgresSkillsBrowser(SkillsBrowser):
             id=id,
         )
         self.dsn = dsn
+        #: The listening connection broke: reconnect before the next read.
+        self._link_lost = False
 
     def on_mount(self, event: events.Mount) -> None:
         event.prevent_default()  # not the file-based mount of the base class
@@ -218,6 +220,13 @@ class PostgresSkillsBrowser(SkillsBrowser):
         else:
             self.reload()
 
+    def action_reload(self) -> None:
+        """Read the library again now; if live updates had stopped, listen again first."""
+        if self.watch_files and not self.live and self.library is not None:
+            self._watch()  # reads once it listens
+        else:
+            self.reload()
+
     def _current_library(self) -> PostgresToolLibrary | None:
         """The open library, reconnected if the server dropped its connection."""
         with self._open_lock:
@@ -225,7 +234,8 @@ class PostgresSkillsBrowser(SkillsBrowser):
             if library is None or self.namespace is None:
                 return None
             conn = getattr(library, "_conn", None)
-            if conn is None or conn.broken or conn.closed:
+            if self._link_lost or conn is None or conn.broken or conn.closed:
+                self._link_lost = False
                 fresh = open_pg_library(self.dsn, self.namespace)
                 library.close()
                 self.library = library = fresh
@@ -242,6 +252,8 @@ class PostgresSkillsBrowser(SkillsBrowser):
                     elif change.get("namespace") == self.namespace and change.get("schema") in (None, schema):
                         self._load(self._selected_name, time.perf_counter())
         except LiveUpdatesError as exc:
+            # The reading connection went the same way, most likely: the next read reconnects.
+            self._link_lost = True
             self.post_message(WatchStopped(str(exc)))
             return
         if not self._stop.is_set():
