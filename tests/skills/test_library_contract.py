@@ -260,3 +260,20 @@ def test_returned_artifacts_are_copies(lib: Any) -> None:
     assert again.metadata == {"provenance": {"run": "r1"}} and again.tags == ["a"]
     again.tags.append("c")
     assert lib.get("audit").tags == ["a"]
+
+
+def test_a_body_of_many_distinct_words_is_stored_whole(lib: Any) -> None:
+    """Two megabytes of distinct words publish and read back whole; words at its start are found."""
+    body = " ".join(f"w{i:07d}x" for i in range(200_000))
+    lib.add_or_update(art(source=body))
+    assert lib.get("audit").source == body
+    assert [a.name for a in lib.search("w0000001x")] == ["audit"]
+
+
+def test_names_order_as_bytes(lib: Any) -> None:
+    """skills() and catalog() list names in byte order (upper case before lower, '-' before '_')."""
+    for name in ("beta", "Zed", "a_b", "a-b", "alpha", "B"):
+        lib.add_or_update(art(name))
+    expected = ["B", "Zed", "a-b", "a_b", "alpha", "beta"]
+    assert [s["name"] for s in lib.skills()] == expected
+    assert [c["name"] for c in lib.catalog(limit=50)] == expected

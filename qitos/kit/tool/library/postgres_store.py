@@ -60,6 +60,9 @@ CHANNEL = "qitos_skills"
 _SCHEMA_LOCK = 0x71_69_74_6F_73_5F_73_6B  # "qitos_sk"
 #: How long a statement waits for a row lock before the publish fails as storage_busy.
 LOCK_TIMEOUT_MS = 10_000
+#: How much of a body the search index reads: a tsvector holds at most 1 MB, and a body of that
+#: many distinct words would otherwise make its publish fail. The body itself is stored whole.
+SEARCH_SOURCE_CHARS = 100_000
 #: ts_rank weights for {D, C, B, A}: source < summary/tags < description < name, as SQLite's bm25.
 _RANK_WEIGHTS = "{0.1, 0.4, 0.6, 1.0}"
 
@@ -117,7 +120,7 @@ VALUES (%(ns)s, %(name)s, %(version)s, %(description)s, %(summary)s, %(source)s,
         setweight(to_tsvector('simple', %(name)s), 'A')
         || setweight(to_tsvector('simple', %(description)s), 'B')
         || setweight(to_tsvector('simple', %(summary_tags)s), 'C')
-        || setweight(to_tsvector('simple', %(source)s), 'D'))
+        || setweight(to_tsvector('simple', %(source_indexed)s), 'D'))
 """
 # Claiming the next version number: one statement each, so the row lock orders concurrent writers
 # and a loser re-checks its condition against the winner's committed row (READ COMMITTED).
@@ -202,7 +205,7 @@ class PostgresToolLibrary(BaseToolLibrary):
                 if _find_table(conn, "qitos_library_meta") is not None:
                     _check_version_row(conn)
                 rows = conn.execute(
-                    "SELECT DISTINCT namespace FROM qitos_skills ORDER BY namespace"
+                    'SELECT DISTINCT namespace COLLATE "C" FROM qitos_skills ORDER BY 1'
                 ).fetchall()
             return [row[0] for row in rows]
         finally:
@@ -246,6 +249,7 @@ class PostgresToolLibrary(BaseToolLibrary):
             "tags_json": tags_json,
             "metadata_json": metadata_json,
             "summary_tags": " ".join([artifact.summary or "", *artifact.tags]),
+            "source_indexed": artifact.source[:SEARCH_SOURCE_CHARS],
         }
         claim = _CLAIM_ANY if expected is None else _CLAIM_NEW if expected == 0 else _CLAIM_AFTER
         with self._lock, _translate_errors():
@@ -340,7 +344,8 @@ class PostgresToolLibrary(BaseToolLibrary):
         return [catalog_from_skill(s) for s in self._skill_rows(include_inactive=False, limit=limit)]
 
     def search(self, query: str, top_k: int = 5) -> list[ToolArtifact]:
-        """Active skills ranked by PostgreSQL full-text search (prefix terms, weighted fields)."""
+        """Active skills ranked by PostgreSQL full-text search (prefix terms, weighted fields; a body's
+        first SEARCH_SOURCE_CHARS characters are indexed). Names order as bytes, as in SQLite."""
         validate_query_text(query)
         validate_limit(top_k)
         terms = query_terms(query)
@@ -351,7 +356,7 @@ class PostgresToolLibrary(BaseToolLibrary):
         rows = self._query(
             f"SELECT {prefixed('v')}, s.active FROM {_LATEST}, to_tsquery('simple', %s) q"
             " WHERE s.namespace = %s AND s.active AND v.search @@ q"
-            f" ORDER BY ts_rank('{_RANK_WEIGHTS}', v.search, q) DESC, s.name LIMIT %s",
+            f" ORDER BY ts_rank('{_RANK_WEIGHTS}', v.search, q) DESC, s.name COLLATE \"C\" LIMIT %s",
             (tsquery, self.namespace, top_k),
         )
         return [artifact_from_row(row) for row in rows]
@@ -362,7 +367,7 @@ class PostgresToolLibrary(BaseToolLibrary):
         """Skill rows by name, at most ``limit`` of them (None: all)."""
         rows = self._query(
             f"SELECT {SKILL_COLUMNS} FROM {_LATEST}"
-            " WHERE s.namespace = %s AND (%s OR s.active) ORDER BY s.name LIMIT %s",
+            ' WHERE s.namespace = %s AND (%s OR s.active) ORDER BY s.name COLLATE "C" LIMIT %s',
             (self.namespace, include_inactive, limit),
         )
         return [skill_from_row(r) for r in rows]
