@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+# A session-scoped PostgreSQL server fixture, started only by the tests that ask for it.
+pytest_plugins = ["pg_server"]
+
 REPO = Path(__file__).resolve().parent.parent
 UPSTREAM_TRACES = REPO.parent / "shared" / "traces"
 

@@ -83,11 +83,13 @@ def _parser() -> argparse.ArgumentParser:
 
     skills = sub.add_parser(
         "skills",
-        help="browse every skill version in a SQLite skill library, with diffs",
-        description="Browse the skills of a SqliteToolLibrary database: versions, sources, diffs, "
-        "search; versions published by another process appear live.",
+        help="browse every skill version in a SQLite or PostgreSQL skill library, with diffs",
+        description="Browse the skills of a SqliteToolLibrary file or a PostgresToolLibrary database: "
+        "versions, sources, diffs, search; versions published by another process appear live.",
     )
-    skills.add_argument("db", metavar="DB", help="the skill database, e.g. .qitos/skills.db")
+    skills.add_argument(
+        "db", metavar="DB", help="the skill database: a file (e.g. .qitos/skills.db) or a postgresql:// URL"
+    )
     skills.add_argument("--namespace", help="the namespace to show (default: the only one, else asked)")
     return parser
 

@@ -1,4 +1,4 @@
-"""Fixtures for skill-library tests: a SQLite library in a temp dir and captured run events."""
+"""Fixtures for skill-library tests: every library kind (``backend``, ``lib``), SQLite, run events."""
 
 from __future__ import annotations
 
@@ -7,9 +7,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skill_backends import KINDS, Backend, make_backend
 
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 from qitos.trace import sink
+
+
+@pytest.fixture(params=KINDS)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Every library kind in turn (PostgreSQL skips, with the reason, where no server can run)."""
+    return make_backend(request.param, request, tmp_path)
+
+
+@pytest.fixture
+def lib(backend: Backend) -> Iterator[Any]:
+    """An open library of the backend in namespace 'research', closed after the test."""
+    with backend.open("research") as opened:
+        yield opened
 
 
 @pytest.fixture
@@ -20,9 +34,9 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def library(db_path: Path) -> Iterator[SqliteToolLibrary]:
-    """An open library in namespace 'research', closed after the test."""
-    with SqliteToolLibrary(db_path, namespace="research") as lib:
-        yield lib
+    """An open SQLite library in namespace 'research', closed after the test."""
+    with SqliteToolLibrary(db_path, namespace="research") as opened:
+        yield opened
 
 
 @pytest.fixture

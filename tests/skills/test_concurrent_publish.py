@@ -8,57 +8,81 @@ import random
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+from skill_backends import make_backend, open_library
 
 from qitos.kit.tool.library.base import ToolArtifact
-from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary, ToolLibraryError
+from qitos.kit.tool.library.errors import ToolLibraryError
+from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 
-WRITERS = 6
-ROUNDS = 5
+WRITERS = 8
+ROUNDS = 50
 
 
-def _publisher(db: str, worker: int, start_at: float, expected: int, results: multiprocessing.Queue) -> None:
-    """Open the library, wait for the common start instant, then try one conditional publish."""
-    with SqliteToolLibrary(db, namespace="shared") as lib:
-        while time.time() < start_at:
-            pass
-        try:
-            stored = lib.add_or_update(
-                ToolArtifact("audit", f"from worker {worker}", f"body {worker}"), expected_version=expected
-            )
-            results.put((worker, "won", stored.version))
-        except ToolLibraryError as exc:
-            results.put((worker, exc.code, None))
+def _publisher(kind: str, target: str, worker: int, barrier: Any, results: multiprocessing.Queue) -> None:
+    """Open the library once, then each round: wait for every writer, try one conditional publish."""
+    with open_library(kind, target, "shared") as lib:
+        for round_no in range(ROUNDS):
+            barrier.wait(timeout=120)
+            try:
+                stored = lib.add_or_update(
+                    ToolArtifact("audit", f"round {round_no} worker {worker}", f"body {worker}"),
+                    expected_version=round_no + 1,
+                )
+                results.put((round_no, worker, "won", stored.version))
+            except ToolLibraryError as exc:
+                results.put((round_no, worker, exc.code, None))
 
 
 @pytest.mark.slow
-def test_exactly_one_publisher_wins_each_round(tmp_path: Path) -> None:
-    """In each round six processes publish with the same expected_version; one wins, five conflict."""
-    db = str(tmp_path / "skills.db")
-    with SqliteToolLibrary(db, namespace="shared") as lib:
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_exactly_one_publisher_wins_each_round(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Eight processes publish the same name with the same expected_version, 50 rounds: each round
+    exactly one wins (the next version), seven get version_conflict, and no version is skipped."""
+    backend = make_backend(kind, request, tmp_path)
+    with backend.open("shared") as lib:
         lib.add_or_update(ToolArtifact("audit", "seed", "v1"))
     ctx = multiprocessing.get_context("fork")
+    results: multiprocessing.Queue = ctx.Queue()
+    barrier = ctx.Barrier(WRITERS)
+    procs = [
+        ctx.Process(target=_publisher, args=(kind, backend.target, w, barrier, results))
+        for w in range(WRITERS)
+    ]
+    for proc in procs:
+        proc.start()
+    try:
+        outcomes = [results.get(timeout=120) for _ in range(WRITERS * ROUNDS)]
+    finally:
+        for proc in procs:
+            proc.join(30)
+    assert [proc.exitcode for proc in procs] == [0] * WRITERS
+    by_round: dict[int, list[tuple[int, str, int | None]]] = {}
+    for round_no, worker, outcome, version in outcomes:
+        by_round.setdefault(round_no, []).append((worker, outcome, version))
+    winners = {}
     for round_no in range(ROUNDS):
-        expected = round_no + 1
-        results: multiprocessing.Queue = ctx.Queue()
-        start_at = time.time() + 0.4  # after every forked writer has opened its own connection
-        procs = [
-            ctx.Process(target=_publisher, args=(db, w, start_at, expected, results)) for w in range(WRITERS)
-        ]
-        for proc in procs:
-            proc.start()
-        outcomes = [results.get(timeout=30) for _ in procs]
-        for proc in procs:
-            proc.join(10)
-        winners = [o for o in outcomes if o[1] == "won"]
-        assert len(winners) == 1, outcomes
-        assert winners[0][2] == expected + 1
-        assert sorted(o[1] for o in outcomes if o[1] != "won") == ["version_conflict"] * (WRITERS - 1)
-        with SqliteToolLibrary(db, namespace="shared") as lib:
-            assert lib.get("audit").source == f"body {winners[0][0]}"
-    with SqliteToolLibrary(db, namespace="shared") as lib:
-        assert [a.version for a in lib.versions("audit")] == list(range(1, ROUNDS + 2))
+        won = [o for o in by_round[round_no] if o[1] == "won"]
+        assert len(won) == 1, (round_no, by_round[round_no])
+        assert won[0][2] == round_no + 2
+        assert sorted(o[1] for o in by_round[round_no] if o[1] != "won") == ["version_conflict"] * (
+            WRITERS - 1
+        )
+        winners[round_no + 2] = won[0][0]
+    with backend.open("shared") as lib:
+        versions = lib.versions("audit")
+        assert [a.version for a in versions] == list(range(1, ROUNDS + 2))  # no gap, no duplicate
+        for artifact in versions[1:]:
+            # Each stored version is the winner's own publish, whole.
+            worker = winners[artifact.version]
+            assert (artifact.description, artifact.source) == (
+                f"round {artifact.version - 2} worker {worker}",
+                f"body {worker}",
+            )
 
 
 def _hammer(db: str, seed: int) -> None:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
+from typing import Any
 
 import pytest
 
-from qitos.kit.tool.library.base import InMemoryToolLibrary, ToolArtifact
-from qitos.kit.tool.library.errors import ERROR_MESSAGES
-from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary, ToolLibraryError
+from qitos.kit.tool.library.base import ToolArtifact
+from qitos.kit.tool.library.errors import ERROR_MESSAGES, ToolLibraryError
 
 SECRET = "sk-abcdefghijklmnopqrstuvwx1234"
 
@@ -37,6 +36,9 @@ BAD = [
     (dict(created_at="yesterday"), "invalid_timestamp"),
     (dict(active="yes"), "invalid_active"),
     (dict(source="\ud800"), "invalid_text"),
+    (dict(source="before\x00after"), "invalid_text"),
+    (dict(description="nul\x00"), "invalid_text"),
+    (dict(metadata={"note": "a\x00b"}), "invalid_text"),
     (dict(metadata=[]), "invalid_metadata"),
     (dict(metadata={"client": threading.Lock()}), "invalid_metadata"),
     (dict(metadata={"check": print}), "invalid_metadata"),
@@ -58,22 +60,17 @@ BAD = [
 
 
 @pytest.mark.parametrize(("fields", "code"), BAD)
-@pytest.mark.parametrize("kind", ["sqlite", "memory"])
-def test_invalid_artifacts_are_rejected(tmp_path: Path, kind: str, fields: dict, code: str) -> None:
-    """Each invalid field raises its stable code, stores nothing, and the message echoes no data."""
-    lib = SqliteToolLibrary(tmp_path / "s.db", namespace="n") if kind == "sqlite" else InMemoryToolLibrary()
-    try:
-        with pytest.raises(ToolLibraryError) as err:
-            lib.add_or_update(art(**fields))
-        assert err.value.code == code
-        assert str(err.value) == f"{code}: {ERROR_MESSAGES[code]}"
-        assert SECRET not in str(err.value) and "hunter2" not in str(err.value)
-        assert lib.get("audit") is None
-    finally:
-        lib.close()
+def test_invalid_artifacts_are_rejected(lib: Any, fields: dict, code: str) -> None:
+    """Each invalid field raises its stable code in every library kind, stores nothing, echoes no data."""
+    with pytest.raises(ToolLibraryError) as err:
+        lib.add_or_update(art(**fields))
+    assert err.value.code == code
+    assert str(err.value) == f"{code}: {ERROR_MESSAGES[code]}"
+    assert SECRET not in str(err.value) and "hunter2" not in str(err.value)
+    assert lib.get("audit") is None
 
 
-def test_plain_json_metadata_is_accepted(tmp_path: Path) -> None:
+def test_plain_json_metadata_is_accepted(lib: Any) -> None:
     """Provenance, checker digests and ArtifactRef-like declarations are stored as given."""
     meta = {
         "provenance": {"run_id": "r1", "step": 3},
@@ -84,26 +81,24 @@ def test_plain_json_metadata_is_accepted(tmp_path: Path) -> None:
         "score": 0.5,
         "ok": None,
     }
-    with SqliteToolLibrary(tmp_path / "s.db", namespace="n") as lib:
-        lib.add_or_update(art(metadata=meta))
-        assert lib.get("audit").metadata == meta
+    lib.add_or_update(art(metadata=meta))
+    assert lib.get("audit").metadata == meta
 
 
-def test_non_artifact_and_bad_arguments(tmp_path: Path) -> None:
-    """Non-artifacts, bad queries, bad top_k and bad versions have codes too."""
-    with SqliteToolLibrary(tmp_path / "s.db", namespace="n") as lib:
-        cases = [
-            (lambda: lib.add_or_update({"name": "x"}), "invalid_artifact"),  # type: ignore[arg-type]
-            (lambda: lib.search(3), "invalid_query"),  # type: ignore[arg-type]
-            (lambda: lib.search("x", top_k=0), "invalid_limit"),
-            (lambda: lib.get_version("audit", 0), "invalid_version"),
-            (lambda: lib.get("../x"), "invalid_name"),
-            (lambda: lib.deprecate(""), "invalid_name"),
-        ]
-        for call, code in cases:
-            with pytest.raises(ToolLibraryError) as err:
-                call()
-            assert err.value.code == code
+def test_non_artifact_and_bad_arguments(lib: Any) -> None:
+    """Non-artifacts, bad queries, bad top_k and bad versions have codes too, in every library kind."""
+    cases = [
+        (lambda: lib.add_or_update({"name": "x"}), "invalid_artifact"),  # type: ignore[arg-type]
+        (lambda: lib.search(3), "invalid_query"),  # type: ignore[arg-type]
+        (lambda: lib.search("x", top_k=0), "invalid_limit"),
+        (lambda: lib.get_version("audit", 0), "invalid_version"),
+        (lambda: lib.get("../x"), "invalid_name"),
+        (lambda: lib.deprecate(""), "invalid_name"),
+    ]
+    for call, code in cases:
+        with pytest.raises(ToolLibraryError) as err:
+            call()
+        assert err.value.code == code
 
 
 def test_error_has_stable_code_and_fixed_message() -> None:

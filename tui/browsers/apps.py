@@ -97,5 +97,10 @@ def make_memory_app(
 def make_skills_app(
     db_path: str | Path, *, namespace: str | None = None, watch: bool = True
 ) -> SkillsBrowserApp:
-    """The skills browser app for the CLI and the tests (namespace: the only one, else asked)."""
+    """The skills browser app for the CLI and the tests (namespace: the only one, else asked);
+    a postgresql:// URL opens a PostgreSQL library instead of a SQLite file."""
+    if isinstance(db_path, str) and db_path.startswith(("postgresql://", "postgres://")):
+        from tui.browsers.skills_postgres import PostgresSkillsBrowserApp
+
+        return PostgresSkillsBrowserApp(db_path, namespace=namespace, watch=watch)
     return SkillsBrowserApp(Path(db_path), namespace=namespace, watch=watch)

@@ -16,7 +16,7 @@ ERROR_MESSAGES: dict[str, str] = {
     "invalid_expected_version": "expected_version must be None or an int >= 0",
     "invalid_timestamp": "created_at/updated_at must be ISO-8601 timestamps",
     "invalid_active": "active must be a bool",
-    "invalid_text": "text fields must be valid Unicode (no lone surrogates)",
+    "invalid_text": "text fields must be valid Unicode (no lone surrogates, no NUL)",
     "invalid_metadata": "metadata must be plain JSON data (dict with str keys; str/int/float/bool/None/list/dict)",
     "metadata_credential": "metadata must not hold credentials (secret-like keys or token-like values)",
     "invalid_query": "query must be a string",
@@ -26,7 +26,9 @@ ERROR_MESSAGES: dict[str, str] = {
     "closed": "the library is closed",
     "storage_busy": "the database stayed locked by another writer; retry later",
     "storage_error": "the database could not be read or written",
-    "storage_missing": "the database file does not exist",
+    "storage_missing": "the skill database does not exist (no file, or no library tables)",
+    "storage_unreachable": "the database server could not be reached or refused the connection",
+    "schema_unsupported": "the library's schema version is newer than this code knows; upgrade qitos",
 }
 
 

@@ -28,7 +28,17 @@ from qitos.kit.tool.library.base import (
     rank_artifacts,
 )
 from qitos.kit.tool.library.errors import ToolLibraryError
+from qitos.kit.tool.library.rows import (
+    SKILL_COLUMNS,
+    VERSION_COLUMNS,
+    artifact_from_row,
+    catalog_from_skill,
+    encode_json,
+    prefixed,
+    skill_from_row,
+)
 from qitos.kit.tool.library.validation import (
+    check_schema_version,
     validate_artifact,
     validate_expected_version,
     validate_limit,
@@ -39,7 +49,8 @@ from qitos.kit.tool.library.validation import (
 
 __all__ = ["SqliteToolLibrary", "ToolLibraryError"]
 
-SCHEMA_VERSION = "1"
+#: The schema this code writes; a database stamped with a newer one is refused, never written.
+SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 10_000
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS library_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -76,9 +87,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS skills_fts USING fts5(
     name, description, summary, tags, source, tokenize = 'unicode61'
 );
 """
-_VERSION_COLUMNS = (
-    "name, version, description, summary, source, tags_json, metadata_json, created_at, updated_at"
-)
+_VERSION_COLUMNS = ", ".join(VERSION_COLUMNS)
 
 
 class SqliteToolLibrary(BaseToolLibrary):
@@ -121,7 +130,14 @@ class SqliteToolLibrary(BaseToolLibrary):
         self.clock = lambda: datetime.now(UTC).isoformat()
         self._lock = threading.RLock()
         self._conn = _connect(self.path, readonly=True)
-        self._fts = cls.use_fts and _has_table(self._conn, "skills_fts")
+        try:
+            with _translate_errors():
+                if _has_table(self._conn, "library_meta"):
+                    _check_schema(self._conn)
+                self._fts = cls.use_fts and _has_table(self._conn, "skills_fts")
+        except BaseException:
+            self._conn.close()
+            raise
         return self
 
     @staticmethod
@@ -176,8 +192,7 @@ class SqliteToolLibrary(BaseToolLibrary):
         """
         validate_artifact(artifact)
         expected = validate_expected_version(expected_version)
-        tags_json = json.dumps(artifact.tags, ensure_ascii=False)
-        metadata_json = json.dumps(artifact.metadata, ensure_ascii=False, sort_keys=True, allow_nan=False)
+        tags_json, metadata_json = encode_json(artifact)
         now = self.clock()
         with self._lock, _translate_errors():
             conn = self._db()
@@ -271,14 +286,14 @@ class SqliteToolLibrary(BaseToolLibrary):
             row = (
                 self._db()
                 .execute(
-                    f"SELECT {_prefixed('v')}, s.active FROM skills s JOIN skill_versions v"
+                    f"SELECT {prefixed('v')}, s.active FROM skills s JOIN skill_versions v"
                     " ON v.namespace = s.namespace AND v.name = s.name AND v.version = s.latest_version"
                     " WHERE s.namespace = ? AND s.name = ?",
                     (self.namespace, name),
                 )
                 .fetchone()
             )
-        return _artifact(row) if row else None
+        return artifact_from_row(row) if row else None
 
     def get_version(self, name: str, version: int) -> ToolArtifact | None:
         """One exact version with its complete body, or None."""
@@ -289,14 +304,14 @@ class SqliteToolLibrary(BaseToolLibrary):
             row = (
                 self._db()
                 .execute(
-                    f"SELECT {_prefixed('v')}, s.active FROM skill_versions v JOIN skills s"
+                    f"SELECT {prefixed('v')}, s.active FROM skill_versions v JOIN skills s"
                     " ON s.namespace = v.namespace AND s.name = v.name"
                     " WHERE v.namespace = ? AND v.name = ? AND v.version = ?",
                     (self.namespace, name, version),
                 )
                 .fetchone()
             )
-        return _artifact(row) if row else None
+        return artifact_from_row(row) if row else None
 
     def versions(self, name: str) -> list[ToolArtifact]:
         """Every version of one skill with complete bodies, oldest first (empty if unknown)."""
@@ -305,14 +320,14 @@ class SqliteToolLibrary(BaseToolLibrary):
             rows = (
                 self._db()
                 .execute(
-                    f"SELECT {_prefixed('v')}, s.active FROM skill_versions v JOIN skills s"
+                    f"SELECT {prefixed('v')}, s.active FROM skill_versions v JOIN skills s"
                     " ON s.namespace = v.namespace AND s.name = v.name"
                     " WHERE v.namespace = ? AND v.name = ? ORDER BY v.version",
                     (self.namespace, name),
                 )
                 .fetchall()
             )
-        return [_artifact(row) for row in rows]
+        return [artifact_from_row(row) for row in rows]
 
     def skills(self, *, include_inactive: bool = True) -> list[dict[str, Any]]:
         """Every skill of the namespace for browsing: name, latest_version, active, tags, description."""
@@ -324,27 +339,14 @@ class SqliteToolLibrary(BaseToolLibrary):
             rows = (
                 self._db()
                 .execute(
-                    "SELECT s.name, s.latest_version, s.active, v.tags_json, v.description, v.summary,"
-                    " s.created_at, s.updated_at FROM skills s JOIN skill_versions v"
+                    f"SELECT {SKILL_COLUMNS} FROM skills s JOIN skill_versions v"
                     " ON v.namespace = s.namespace AND v.name = s.name AND v.version = s.latest_version"
                     " WHERE s.namespace = ? AND (? OR s.active = 1) ORDER BY s.name LIMIT ?",
                     (self.namespace, int(include_inactive), limit),
                 )
                 .fetchall()
             )
-        return [
-            {
-                "name": r[0],
-                "latest_version": r[1],
-                "active": bool(r[2]),
-                "tags": json.loads(r[3]),
-                "description": r[4],
-                "summary": r[5],
-                "created_at": r[6],
-                "updated_at": r[7],
-            }
-            for r in rows
-        ]
+        return [skill_from_row(r) for r in rows]
 
     def catalog(self, query: str = "", *, limit: int = 20) -> list[dict[str, Any]]:
         """Return selectable identities/descriptions without source or metadata.
@@ -355,18 +357,7 @@ class SqliteToolLibrary(BaseToolLibrary):
         validate_limit(limit)
         if query.strip():
             return [catalog_entry(a) for a in self.search(query, top_k=limit)]
-        return [
-            {
-                "name": s["name"],
-                "version": s["latest_version"],
-                "description": s["description"],
-                "summary": s["summary"],
-                "tags": s["tags"],
-                "active": s["active"],
-                "updated_at": s["updated_at"],
-            }
-            for s in self._skill_rows(include_inactive=False, limit=limit)
-        ]
+        return [catalog_from_skill(s) for s in self._skill_rows(include_inactive=False, limit=limit)]
 
     def search(self, query: str, top_k: int = 5) -> list[ToolArtifact]:
         """Active skills ranked by relevance: FTS5 bm25 where available, weighted terms otherwise."""
@@ -382,7 +373,7 @@ class SqliteToolLibrary(BaseToolLibrary):
                 rows = (
                     self._db()
                     .execute(
-                        f"SELECT {_prefixed('v')}, s.active FROM skills_fts f"
+                        f"SELECT {prefixed('v')}, s.active FROM skills_fts f"
                         " JOIN skills s ON s.rowid = f.rowid"
                         " JOIN skill_versions v ON v.namespace = s.namespace AND v.name = s.name"
                         " AND v.version = s.latest_version"
@@ -392,19 +383,19 @@ class SqliteToolLibrary(BaseToolLibrary):
                     )
                     .fetchall()
                 )
-            return [_artifact(row) for row in rows]
+            return [artifact_from_row(row) for row in rows]
         with self._lock, _translate_errors():
             rows = (
                 self._db()
                 .execute(
-                    f"SELECT {_prefixed('v')}, s.active FROM skills s JOIN skill_versions v"
+                    f"SELECT {prefixed('v')}, s.active FROM skills s JOIN skill_versions v"
                     " ON v.namespace = s.namespace AND v.name = s.name AND v.version = s.latest_version"
                     " WHERE s.namespace = ? AND s.active = 1",
                     (self.namespace,),
                 )
                 .fetchall()
             )
-        return rank_artifacts((_artifact(row) for row in rows), query, top_k)
+        return rank_artifacts((artifact_from_row(row) for row in rows), query, top_k)
 
     # ----- internals -----------------------------------------------------------------------------
 
@@ -427,8 +418,9 @@ class SqliteToolLibrary(BaseToolLibrary):
                     conn.execute(statement)
                 conn.execute(
                     "INSERT OR IGNORE INTO library_meta (key, value) VALUES ('schema_version', ?)",
-                    (SCHEMA_VERSION,),
+                    (str(SCHEMA_VERSION),),
                 )
+                _check_schema(conn)
                 fts = False
                 if self.use_fts:
                     try:
@@ -477,6 +469,13 @@ def _has_table(conn: sqlite3.Connection, name: str) -> bool:
     return row is not None
 
 
+def _check_schema(conn: sqlite3.Connection) -> None:
+    """Refuse a database whose schema version is newer than this code knows."""
+    row = conn.execute("SELECT value FROM library_meta WHERE key = 'schema_version'").fetchone()
+    if row is not None:
+        check_schema_version(row[0], SCHEMA_VERSION)
+
+
 def _needs_fts_backfill(conn: sqlite3.Connection) -> bool:
     """Whether the FTS index is missing skills (count mismatch)."""
     skills = conn.execute("SELECT count(*) FROM skills").fetchone()[0]
@@ -508,27 +507,3 @@ def _translate_errors() -> Iterator[None]:
         raise ToolLibraryError(code) from None
     except sqlite3.Error:
         raise ToolLibraryError("storage_error") from None
-
-
-def _prefixed(alias: str) -> str:
-    """The version columns qualified by a table alias, in _VERSION_COLUMNS order."""
-    return ", ".join(f"{alias}.{col.strip()}" for col in _VERSION_COLUMNS.split(","))
-
-
-def _artifact(row: tuple[Any, ...]) -> ToolArtifact:
-    """Build an artifact from a (version columns..., active) row."""
-    name, version, description, summary, source, tags_json, metadata_json, created_at, updated_at, active = (
-        row
-    )
-    return ToolArtifact(
-        name=name,
-        description=description,
-        source=source,
-        summary=summary,
-        tags=json.loads(tags_json),
-        version=version,
-        created_at=created_at,
-        updated_at=updated_at,
-        metadata=json.loads(metadata_json),
-        active=bool(active),
-    )

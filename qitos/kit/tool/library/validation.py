@@ -9,7 +9,7 @@ from typing import Any
 
 from qitos.kit.tool.library.errors import ToolLibraryError
 
-__all__ = ["NAME_RE", "check_metadata", "validate_artifact", "validate_namespace"]
+__all__ = ["NAME_RE", "check_metadata", "check_schema_version", "validate_artifact", "validate_namespace"]
 
 NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}")
 MAX_METADATA_DEPTH = 32
@@ -53,6 +53,10 @@ def validate_name(name: object) -> str:
 
 
 def _check_text(value: str) -> None:
+    # NUL is refused by every backend alike: PostgreSQL text cannot hold it, CPython refuses it in
+    # source, and no procedure document needs it; one rule keeps the libraries interchangeable.
+    if "\x00" in value:
+        raise ToolLibraryError("invalid_text")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
@@ -163,3 +167,12 @@ def validate_query_text(query: object) -> str:
         raise ToolLibraryError("invalid_query")
     _check_text(query)
     return query
+
+
+def check_schema_version(stored: object, known: int) -> int:
+    """The stored schema version as an int, or ToolLibraryError('schema_unsupported') when it is not
+    one this code can read (newer than ``known``, or not a version number at all)."""
+    text = str(stored).strip() if isinstance(stored, str | int) and not isinstance(stored, bool) else ""
+    if not text.isdigit() or not 1 <= int(text) <= known:
+        raise ToolLibraryError("schema_unsupported")
+    return int(text)
