@@ -11,6 +11,7 @@ from textual.widgets import Footer, Header
 
 from tui.browsers.memory_browser import MemoryBrowser
 from tui.browsers.skills_browser import SkillsBrowser
+from tui.text import inert_str
 
 
 class MemoryBrowserApp(App[int]):
@@ -28,7 +29,7 @@ class MemoryBrowserApp(App[int]):
         self.memory_dir = memory_dir
         self.global_dir = global_dir
         self.watch = watch
-        self.sub_title = memory_dir.name
+        self.sub_title = inert_str(memory_dir.name)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="≡")
@@ -64,7 +65,7 @@ class SkillsBrowserApp(App[int]):
         self.db_path = db_path
         self.namespace = namespace
         self.watch = watch
-        self.sub_title = db_path.name
+        self.sub_title = inert_str(db_path.name)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="≡")
