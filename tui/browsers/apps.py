@@ -11,10 +11,11 @@ from textual.widgets import Footer, Header
 
 from tui.browsers.memory_browser import MemoryBrowser
 from tui.browsers.skills_browser import SkillsBrowser
+from tui.crash import LastResort
 from tui.text import inert_str
 
 
-class MemoryBrowserApp(App[int]):
+class MemoryBrowserApp(LastResort, App[int]):
     """A Memdir root (and optionally a global one) browsed on its own."""
 
     CSS_PATH = "browsers.tcss"
@@ -50,7 +51,7 @@ class MemoryBrowserApp(App[int]):
         self.browser.action_filter()
 
 
-class SkillsBrowserApp(App[int]):
+class SkillsBrowserApp(LastResort, App[int]):
     """A SQLite skill library browsed on its own (read-only)."""
 
     CSS_PATH = "browsers.tcss"
