@@ -64,6 +64,32 @@ def inert_str(value: object) -> str:
     return _UNSAFE.sub(_placeholder, text)
 
 
+NEWLINE_MARK: Final = "⏎"
+"""What a newline becomes where only one line is drawn (a list row): a raw newline would move the
+terminal's cursor to the next row of the screen."""
+
+
+def inert_line(value: object) -> str:
+    """``value`` as one inert line (newlines shown as ⏎, tabs as spaces), for a raw one-row segment."""
+    text = inert_str(value)
+    if "\n" in text or "\t" in text:
+        text = text.replace("\n", NEWLINE_MARK).replace("\t", " ")
+    return text
+
+
+def one_line(text: Text) -> Text:
+    """``text`` (already inert) on one line: newlines shown as a marked ⏎, tabs expanded."""
+    plain = text.plain
+    if "\t" in plain:
+        text = text.copy()
+        text.expand_tabs(4)
+        plain = text.plain
+    if "\n" not in plain:
+        return text
+    mark = Text(NEWLINE_MARK, style=PLACEHOLDER_STYLE)
+    return mark.join(text.split("\n", allow_blank=True))
+
+
 def inert(value: object, style: StyleType = "") -> Text:
     """``value`` (any object; untrusted) as a Text shown literally: never markup, never a control.
 

@@ -22,7 +22,9 @@ import pytest
 from tui.crash import crash_dir, report_crash, where
 
 SECRET = "sk-live-LOCALSECRET0123456789abcdef"
-LOG_LINE = re.compile(r"qitos-tui: internal error while (.+): (\w+) at (\S+:\d+ in \w+); details in (\S+\.log)")
+LOG_LINE = re.compile(
+    r"qitos-tui: internal error while (.+): (\w+) at (\S+:\d+ in \w+); details in (\S+\.log)"
+)
 
 # Run in a subprocess: replace one function with `boom`, whose local holds SECRET, then run the CLI.
 DRIVER = textwrap.dedent(
@@ -152,7 +154,9 @@ def test_a_crash_inside_a_cli_command_is_one_line_and_a_log(tmp_path: Path) -> N
     _check_log(Path(match.group(4)))
 
 
-def test_the_log_goes_to_the_xdg_state_folder_else_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_log_goes_to_the_xdg_state_folder_else_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
     assert crash_dir() == tmp_path / "xdg" / "qitos-tui"
     monkeypatch.setenv("XDG_STATE_HOME", "relative/path")  # invalid by the XDG spec: ignored

@@ -46,7 +46,9 @@ class RunHeader(Static):
         line = Text()
         line.append_text(inert(store.run_id or "(no run id yet)", "bold"))  # ids come from the trace
         line.append("  ")
-        line.append(f"● {status}", style=STATUS_STYLES.get(status, "bold"))
+        line.append_text(
+            inert(f"● {status}", STATUS_STYLES.get(status, "bold"))
+        )  # a manifest may say anything
         if self.following:
             line.append(" (following)", style=STATUS_STYLES.get(status, "bold"))
         n = len(store.steps)
