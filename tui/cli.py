@@ -209,7 +209,9 @@ def _store_options(args: argparse.Namespace, agent: object = None) -> dict[str, 
 def _report_error(args: argparse.Namespace, title: str, detail: str) -> int:
     """Headless: one line on stderr; otherwise the app's error panel."""
     if getattr(args, "headless", False):
-        print(f"qitos-tui: {title}: {detail}", file=sys.stderr)
+        from tui.text import inert_str
+
+        print(inert_str(f"qitos-tui: {title}: {detail}"), file=sys.stderr)
         return 2
     from tui.app import make_app
 
