@@ -30,7 +30,8 @@ from tui.text import PLACEHOLDERS, inert  # noqa: E402
 INPUTS = {
     "one-line labels": [f"step {i}: read_file(path=src/calc_{i}.py) ok" for i in range(1000)],
     "tool output (40 lines)": [
-        "\n".join(f"line {j} of output {i}: def add(a, b):\treturn a + b" for j in range(40)) for i in range(100)
+        "\n".join(f"line {j} of output {i}: def add(a, b):\treturn a + b" for j in range(40))
+        for i in range(100)
     ],
     "hostile text": [h * 4 for h in HOSTILE] * 20,
 }
