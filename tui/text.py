@@ -117,9 +117,3 @@ def inert(value: object, style: StyleType = "") -> Text:
     parts.append(text[last:])
     # Spans given at construction: stylize() per placeholder costs several times more.
     return Text("".join(parts), style=style, spans=spans)
-
-
-def append_inert(text: Text, value: object, style: StyleType = "") -> Text:
-    """Append untrusted ``value`` to ``text`` (inert, in ``style``); returns ``text``."""
-    text.append_text(inert(value, style))
-    return text

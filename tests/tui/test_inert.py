@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from rich.text import Text
 
 from tui.app import make_app
-from tui.text import PLACEHOLDERS, inert, inert_str
+from tui.text import NEWLINE_MARK, PLACEHOLDERS, inert, inert_line, inert_str, one_line
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "browsers"))
 from browser_builders import wait_until  # noqa: E402
@@ -91,6 +91,16 @@ def test_markup_is_never_parsed_and_windows_line_ends_are_line_ends() -> None:
     assert inert_str("\x9b2J") == "\\x9b2J"
     assert inert_str("a\u202eb") == "a<U+202E>b"
     assert inert(12).plain == "12" and inert(None).plain == "None"
+
+
+def test_one_line_forms_for_list_rows() -> None:
+    """A list row is drawn as one line: a newline would move the terminal's cursor to the next row."""
+    assert inert_line("a\nb\tc\x1b") == f"a{NEWLINE_MARK}b c␛"
+    row = one_line(inert("first\nsecond\x07\tend", "bold"))
+    assert row.plain == f"first{NEWLINE_MARK}second␇ end"  # the tab expanded to its stop (column 8)
+    assert row.spans  # the marks keep their reverse style, the text its own
+    plain = inert("no break")
+    assert one_line(plain) is plain  # nothing to do: no copy
 
 
 @given(st.text())
