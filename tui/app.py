@@ -9,6 +9,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from tui.crash import LastResort
 from tui.replay import HeadSource, manifest_tokens, read_manifest
 from tui.screens.dialogs import ErrorScreen
 from tui.screens.feeding import FIRST_PAINT_EVENTS
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from tui.panes.base import Pane
 
 
-class QitosApp(App[int]):
+class QitosApp(LastResort, App[int]):
     """Runs an agent live, or replays a recorded run, in one RunScreen (or a run list first)."""
 
     CSS_PATH = "app.tcss"

@@ -129,7 +129,26 @@ def _common_run_args(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the console script; returns the process exit status."""
+    """Entry point of the console script; returns the process exit status.
+
+    The last resort: whatever escapes a command becomes one line on stderr naming it and the log
+    file holding its traceback (never a traceback, never local variables), and status 1."""
+    try:
+        return _command(argv)
+    except KeyboardInterrupt:
+        print("qitos-tui: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        from tui.crash import report_crash
+
+        words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+        context = f"running `qitos-tui {words[0]}`" if words else "running qitos-tui"
+        print(report_crash(exc, context), file=sys.stderr)
+        return 1
+
+
+def _command(argv: Sequence[str] | None) -> int:
+    """Parse the arguments and run the command they name."""
     args = _parser().parse_args(argv)
     os.environ.setdefault("TEXTUAL_FPS", FRAMES_PER_SECOND)  # read when Textual is imported, below
     if args.command == "memory":
@@ -192,7 +211,9 @@ def _store_options(args: argparse.Namespace, agent: object = None) -> dict[str, 
 def _report_error(args: argparse.Namespace, title: str, detail: str) -> int:
     """Headless: one line on stderr; otherwise the app's error panel."""
     if getattr(args, "headless", False):
-        print(f"qitos-tui: {title}: {detail}", file=sys.stderr)
+        from tui.text import inert_str
+
+        print(inert_str(f"qitos-tui: {title}: {detail}"), file=sys.stderr)
         return 2
     from tui.app import make_app
 
@@ -200,7 +221,10 @@ def _report_error(args: argparse.Namespace, title: str, detail: str) -> int:
 
 
 def _run_app(app: QitosApp) -> int:
+    from tui.crash import print_crash_report
+
     app.run()
+    print_crash_report(app)
     return int(app.return_code or 0)
 
 

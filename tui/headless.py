@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 from qitos.trace.errors import TraceError
 from qitos.trace.writer import TraceWriter
+from tui.text import inert_str
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -35,36 +36,41 @@ def run_headless(
     try:
         writer = TraceWriter(trace_dir, run_id=run_id, prefix=prefix)
     except (OSError, TraceError, ValueError) as exc:
-        print(f"qitos-tui: cannot write traces to {trace_dir}: {exc}", file=err)
+        _say(f"qitos-tui: cannot write traces to {trace_dir}: {exc}", file=err)
         return EXIT_BAD_INPUT
     try:
         engine = agent.build_engine(trace_writer=writer)
     except Exception as exc:  # noqa: BLE001 - a bad configuration is the user's error to see
         writer.finalize(status="failed", summary={"error": f"{type(exc).__name__}: {exc}"})
-        print(f"qitos-tui: {label}: cannot build the engine: {type(exc).__name__}: {exc}", file=err)
+        _say(f"qitos-tui: {label}: cannot build the engine: {type(exc).__name__}: {exc}", file=err)
         return EXIT_BAD_INPUT
     try:
         result = engine.run(task)
         while result.status == "paused" and result.snapshot is not None:
             snap = result.snapshot
             pending = ", ".join(_action_name(a) for a in snap.pending_actions) or "nothing pending"
-            print(
+            _say(
                 f"paused at step {snap.step_id} ({snap.boundary}) by {snap.policy_id}: {snap.reason}; "
                 f"pending: {pending} — resuming (headless)",
                 file=out,
             )
             result = engine.resume(snap)
     except Exception as exc:  # noqa: BLE001 - the Engine finalised the trace; report one line
-        print(f"qitos-tui: {label}: the agent raised {type(exc).__name__}: {exc}", file=err)
-        print(f"trace: {writer.run_dir}", file=err)
+        _say(f"qitos-tui: {label}: the agent raised {type(exc).__name__}: {exc}", file=err)
+        _say(f"trace: {writer.run_dir}", file=err)
         return EXIT_BAD_INPUT
     finally:
         writer.close()
     _print_summary(result, writer.run_dir, out)
     if result.status == "failed":
-        print(f"qitos-tui: {label}: the run failed: {_error_text(result.error)}", file=err)
+        _say(f"qitos-tui: {label}: the run failed: {_error_text(result.error)}", file=err)
         return EXIT_BAD_INPUT
     return EXIT_OK
+
+
+def _say(text: str, *, file: TextIO) -> None:
+    """Print one message; the model's answer, errors and ids in it cannot drive the terminal."""
+    print(inert_str(text), file=file)
 
 
 def _error_text(error: Any) -> str:
@@ -82,13 +88,13 @@ def _action_name(action: Any) -> str:
 
 def _print_summary(result: Any, run_dir: Path, out: TextIO) -> None:
     """A few lines: status, steps, stop reason, tokens, the final answer and where the trace is."""
-    print(f"run {result.run_id}: {result.status}", file=out)
-    print(
+    _say(f"run {result.run_id}: {result.status}", file=out)
+    _say(
         f"  steps: {result.step_count}   stop reason: {result.stop_reason}   tokens: {result.token_usage}",
         file=out,
     )
     if result.final_result:
-        print(f"  result: {result.final_result}", file=out)
+        _say(f"  result: {result.final_result}", file=out)
     if result.error:
-        print(f"  error: {_error_text(result.error)}", file=out)
-    print(f"  trace: {run_dir}", file=out)
+        _say(f"  error: {_error_text(result.error)}", file=out)
+    _say(f"  trace: {run_dir}", file=out)

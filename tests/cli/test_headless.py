@@ -82,3 +82,14 @@ def test_unwritable_trace_dir_is_reported(tmp_path: Path) -> None:
     code = run_headless(loaded.agent, loaded.task, trace_dir=blocker / "runs", out=io.StringIO(), err=err)
     assert code == 2
     assert "cannot write traces to" in err.getvalue()
+
+
+def test_the_summary_shows_a_hostile_answer_inert(tmp_path: Path) -> None:
+    """The final answer is the model's text: its control sequences are printed as placeholders."""
+    loaded = load(tmp_path, "Echo")
+    hostile = "\x1b]52;c;aGVsbG8=\x07\x1b]0;title\x07\x9b2J"
+    out, err = io.StringIO(), io.StringIO()
+    code = run_headless(loaded.agent, hostile, trace_dir=tmp_path / "runs", out=out, err=err)
+    assert code == 0, err.getvalue()
+    assert "result: echo: ␛]52;c;aGVsbG8=␇␛]0;title␇\\x9b2J" in out.getvalue()
+    assert not any(c in out.getvalue() + err.getvalue() for c in "\x1b\x07\x9b")

@@ -11,9 +11,11 @@ from textual.widgets import Footer, Header
 
 from tui.browsers.memory_browser import MemoryBrowser
 from tui.browsers.skills_browser import SkillsBrowser
+from tui.crash import LastResort
+from tui.text import inert_str
 
 
-class MemoryBrowserApp(App[int]):
+class MemoryBrowserApp(LastResort, App[int]):
     """A Memdir root (and optionally a global one) browsed on its own."""
 
     CSS_PATH = "browsers.tcss"
@@ -28,7 +30,7 @@ class MemoryBrowserApp(App[int]):
         self.memory_dir = memory_dir
         self.global_dir = global_dir
         self.watch = watch
-        self.sub_title = memory_dir.name
+        self.sub_title = inert_str(memory_dir.name)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="≡")
@@ -49,7 +51,7 @@ class MemoryBrowserApp(App[int]):
         self.browser.action_filter()
 
 
-class SkillsBrowserApp(App[int]):
+class SkillsBrowserApp(LastResort, App[int]):
     """A SQLite skill library browsed on its own (read-only)."""
 
     CSS_PATH = "browsers.tcss"
@@ -64,7 +66,7 @@ class SkillsBrowserApp(App[int]):
         self.db_path = db_path
         self.namespace = namespace
         self.watch = watch
-        self.sub_title = db_path.name
+        self.sub_title = inert_str(db_path.name)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="≡")

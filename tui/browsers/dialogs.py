@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList, Static
 
 from tui.browsers.memory_model import MemoryRow
+from tui.text import inert
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
@@ -43,12 +44,13 @@ class DeleteRecordDialog(ModalScreen[bool]):
         row = self.row
         facts = Text()
         facts.append("record ", style="dim")
-        facts.append(row.record_id, style="bold")
-        facts.append(f"\nrole {row.role} · step {row.step_id} · {row.size} bytes\n", style="dim")
-        facts.append(f"file {row.path}\n", style="dim")
-        facts.append(row.summary or "(empty)")
+        # Ids, roles, paths and text come from files on disk someone may have crafted: inert.
+        facts.append_text(inert(row.record_id, "bold"))
+        facts.append_text(inert(f"\nrole {row.role} · step {row.step_id} · {row.size} bytes\n", "dim"))
+        facts.append_text(inert(f"file {row.path}\n", "dim"))
+        facts.append_text(inert(row.summary or "(empty)"))
         with Vertical():
-            yield Label(Text(f"Delete memory record {row.record_id}?"), classes="dialog-title")
+            yield Label(inert(f"Delete memory record {row.record_id}?"), classes="dialog-title")
             yield Static(facts, id="delete-facts")
             yield Label(
                 Text("Removes the record file and its index line (not secure erasure).", style="italic")
@@ -83,7 +85,8 @@ class NamespaceDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("This database holds several namespaces: pick one", classes="dialog-title")
-            yield OptionList(*self.namespaces, id="namespaces")
+            # Namespaces are read from the database: a str option would be parsed as markup.
+            yield OptionList(*(inert(ns) for ns in self.namespaces), id="namespaces")
 
     @on(OptionList.OptionSelected)
     def picked(self, event: OptionList.OptionSelected) -> None:

@@ -48,6 +48,7 @@ from tui.browsers.messages import MemoryDeleted, MemoryPatched, MemoryScanned, W
 from tui.browsers.plain import plain_text
 from tui.browsers.virtual_list import VirtualList
 from tui.browsers.watch import follow_changes, memory_filter
+from tui.text import inert, inert_str
 
 FLASH_SECONDS = 1.5  # how long a changed row stays highlighted
 
@@ -340,7 +341,7 @@ class MemoryBrowser(Vertical):
         view = self.view or MemoryView()
         text = Text()
         if self.error:
-            text.append(self.error, style="bold red")
+            text.append_text(inert(self.error, "bold red"))
         else:
             text.append(f"{view.local} record{'' if view.local == 1 else 's'}", style="bold")
             if self.recall_step is not None:  # first: in a run it is what the pane is about
@@ -353,13 +354,13 @@ class MemoryBrowser(Vertical):
                 text.append(f" · {len(self.rows)} shown")
             text.append(" · live" if self.live else "", style="green")
             if self.last_change:
-                text.append(f" · {self.last_change}", style="yellow")
+                text.append_text(inert(f" · {self.last_change}", "yellow"))
         self.query_one("#memory-summary", Static).update(text)
 
     def _show_detail(self) -> None:
         row = self.selected_row
         self.detail = (
-            Text(self.error or "no records", style="dim")
+            inert(self.error or "no records", style="dim")
             if row is None
             else detail(row, self.marks.get(row.record_id), self.recall_step)
         )
@@ -407,10 +408,10 @@ class MemoryBrowser(Vertical):
     def _say(self, message: str, severity: str = "information") -> None:
         """Show an outcome in the summary line and as a notification."""
         self.last_message = message
-        self.notify(message, severity=severity)  # type: ignore[arg-type]
+        self.notify(inert_str(message), severity=severity, markup=False)  # type: ignore[arg-type]
 
     def _fail(self, message: str) -> None:
         self.error = message
         self.view = MemoryView()
         self._rebuild()
-        self.notify(message, severity="error", timeout=10)
+        self.notify(inert_str(message), severity="error", timeout=10, markup=False)

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from tui.browsers.memory_model import MemoryRow, RecallMark, RecallStatus, RowKind
 from tui.browsers.virtual_list import VirtualList
+from tui.text import inert
 
 if TYPE_CHECKING:
     from tui.browsers.memory_browser import MemoryBrowser
@@ -44,16 +45,16 @@ class RecordList(VirtualList):
             text.append(" ")
         text.append("G" if row.scope == "global" else " ", style="dim")
         if row.kind is RowKind.REJECTED:
-            text.append(f" {'rejected':<9} {row.path}: {row.reason}")
+            text.append_text(inert(f" {'rejected':<9} {row.path}: {row.reason}"))
             return text
         step = "" if row.step_id is None else str(row.step_id)
         size = "gone" if row.kind is RowKind.GONE else short_size(row.size)
         if width < COMPACT_WIDTH:  # narrow panes: the first line matters more than the date
-            text.append(f" {row.role[:9]:<9} {step:>5} {size:>6} ")
+            text.append_text(inert(f" {row.role[:9]:<9} {step:>5} {size:>6} "))
         else:
             created = row.created[:19].replace("T", " ")
-            text.append(f" {row.role[:9]:<9} {step:>5} {created:<19} {size:>6} ")
-        text.append(row.summary)
+            text.append_text(inert(f" {row.role[:9]:<9} {step:>5} {created:<19} {size:>6} "))
+        text.append_text(inert(row.summary))  # record files are untrusted: shown inert
         return text
 
     def row_classes(self, index: int) -> tuple[str, ...]:
@@ -70,8 +71,8 @@ class RecordList(VirtualList):
 def body(text: str) -> Text:
     """A record's text for the detail view; a very long one is cut with a note saying how much is left."""
     if len(text) <= DETAIL_CHARS:
-        return Text(text)
-    out = Text(text[:DETAIL_CHARS])
+        return inert(text)
+    out = inert(text[:DETAIL_CHARS])
     out.append(
         f"\n… {len(text) - DETAIL_CHARS:,} more characters not shown (open the file to read them)", "dim"
     )
@@ -98,21 +99,23 @@ def detail(row: MemoryRow, mark: RecallMark | None, step: int | None) -> Rendera
     """The full text of a row with its facts; a recalled record beside its recalled content."""
     if row.kind is RowKind.REJECTED:
         return Group(
-            Text(f"rejected file {row.path} ({row.scope})", style="bold red"),
-            Text(f"reason: {row.reason}"),
+            inert(f"rejected file {row.path} ({row.scope})", style="bold red"),
+            inert(f"reason: {row.reason}"),
             Text("Never recalled and never deleted by the browser: fix or remove it by hand.", "dim"),
         )
     head = Text()
-    head.append(row.record_id, style="bold")
+    head.append_text(inert(row.record_id, "bold"))
     if row.kind is RowKind.GONE:
-        head.append(f"  {row.role} · gone from disk", style="red")
+        head.append_text(inert(f"  {row.role} · gone from disk", "red"))
     else:
-        head.append(f"  {row.role} · step {row.step_id} · {row.created} · {row.size} bytes", style="dim")
-        head.append(f"\n{row.path}", style="dim")
+        head.append_text(
+            inert(f"  {row.role} · step {row.step_id} · {row.created} · {row.size} bytes", "dim")
+        )
+        head.append_text(inert(f"\n{row.path}", "dim"))
         if row.scope == "global":
             head.append("  global memory: read-only here", style="yellow")
     if row.metadata:
-        head.append(f"\nmetadata {row.metadata}", style="dim")
+        head.append_text(inert(f"\nmetadata {row.metadata}", "dim"))
     if mark is None:
         return Group(head, Text(""), body(row.content))
     if mark.status is RecallStatus.UNCHANGED:

@@ -22,6 +22,7 @@ from tui.browsers.run_events import publishes, recalls_at
 from tui.browsers.skills_browser import SkillList, SkillsBrowser
 from tui.panes.base import Pane
 from tui.store import RunStore, StepSummary
+from tui.text import inert
 
 __all__ = ["MemoryBrowserPane", "SkillsBrowserPane", "memory_pane", "run_panes", "skills_pane"]
 
@@ -88,7 +89,7 @@ class MemoryBrowserPane(_EmbeddingPane):
         if step is None:
             return Text("no events yet", style="dim")
         ids = [i for p in payloads for i in p.get("record_ids") or []]
-        return Text(f"step {step}: {len(ids)} recalled" + (f" ({', '.join(map(str, ids))})" if ids else ""))
+        return inert(f"step {step}: {len(ids)} recalled" + (f" ({', '.join(map(str, ids))})" if ids else ""))
 
     def render_step(self, step: StepSummary) -> RenderableType:
         """Not used: the browser renders itself; kept for the Pane contract."""
@@ -131,7 +132,7 @@ class SkillsBrowserPane(_EmbeddingPane):
     def render_step(self, step: StepSummary) -> RenderableType:
         """A one-line summary of what the run published (the browser renders the rest)."""
         names = [f"{p.get('name')} v{p.get('version')}" for p in self._fed or []]
-        return Text("published in the run: " + (", ".join(names) if names else "nothing"))
+        return inert("published in the run: " + (", ".join(names) if names else "nothing"))
 
 
 def memory_pane(memory_dir: str | Path, *, global_dir: str | Path | None = None) -> type[MemoryBrowserPane]:

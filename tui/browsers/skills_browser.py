@@ -36,6 +36,7 @@ from tui.browsers.skills_model import (
 from tui.browsers.skills_render import SkillList, VersionList, count, source_view
 from tui.browsers.virtual_list import VirtualList
 from tui.browsers.watch import follow_changes, sqlite_filter, watch
+from tui.text import inert, inert_str
 
 NARROW_WIDTH = 70  # below this many cells the lists and the source are stacked
 
@@ -315,7 +316,7 @@ class SkillsBrowser(Vertical):
             return  # an older query's answer
         if message.error:
             self.last_message = f"search failed: {message.error}"
-            self.notify(self.last_message, severity="error")
+            self.notify(inert_str(self.last_message), severity="error", markup=False)
         self.search_names = message.names if self.search_query.strip() else None
         self._show_skills()
 
@@ -324,7 +325,7 @@ class SkillsBrowser(Vertical):
         message.stop()
         self.live = False
         self.last_message = message.reason
-        self.notify(message.reason, severity="warning")
+        self.notify(inert_str(message.reason), severity="warning", markup=False)
         self._update_summary()
 
     # ---- state to screen ----------------------------------------------------------------------
@@ -399,13 +400,13 @@ class SkillsBrowser(Vertical):
             return
         text = Text()
         if self.error:
-            text.append(self.error, style="bold red")
+            text.append_text(inert(self.error, "bold red"))
         else:
             active = sum(1 for s in self.skills if s["active"])
-            text.append(f"namespace {self.namespace}", style="bold")
+            text.append_text(inert(f"namespace {self.namespace}", "bold"))
             text.append(f" · {count(len(self.skills), 'skill')}, {active} active")
             if self.search_names is not None:
-                text.append(f" · {len(self.shown)} match {self.search_query.strip()!r}")
+                text.append_text(inert(f" · {len(self.shown)} match {self.search_query.strip()!r}"))
             if self.published:
                 text.append(f" · ★ {len(self.published)} published in the run", style="green")
             if self.live:
@@ -420,20 +421,21 @@ class SkillsBrowser(Vertical):
         artifact = self.selected_version
         if artifact is None:
             title.update("")
-            body(Text(self.error or ("no skills" if not self.skills else "no version selected"), "dim"))
+            body(inert(self.error or ("no skills" if not self.skills else "no version selected"), "dim"))
             return
         if self.mode == "diff":
             base = self._diff_base(artifact)
             if base is None:
-                title.update(f"  diff: {artifact.name} v{artifact.version} has no earlier version")
+                title.update(inert(f"  diff: {artifact.name} v{artifact.version} has no earlier version"))
                 body(Text("mark another version as the base with m", style="dim"))
                 return
-            title.update(f"  diff {artifact.name} v{base.version} → v{artifact.version}")
+            title.update(inert(f"  diff {artifact.name} v{base.version} → v{artifact.version}"))
             body(diff_text(base, artifact))
             return
         language = guess_language(artifact)
         state = "active" if artifact.active else "deprecated"
-        title.update(f"  {artifact.name} v{artifact.version} · {language} · {state}")
+        # Skill names are data: a str given to update() would be parsed as markup.
+        title.update(inert(f"  {artifact.name} v{artifact.version} · {language} · {state}"))
         body(source_view(artifact, language))
 
     def _set_code(self, renderable: RenderableType) -> None:
@@ -480,5 +482,5 @@ class SkillsBrowser(Vertical):
         self.error = message
         self.last_message = message
         self._update_summary()
-        self._set_code(Text(message, style="bold red"))
-        self.notify(message, severity="error", timeout=10)
+        self._set_code(inert(message, style="bold red"))
+        self.notify(inert_str(message), severity="error", timeout=10, markup=False)

@@ -13,6 +13,7 @@ from rich.text import Text
 from qitos.kit.tool.library.base import ToolArtifact
 from qitos.kit.tool.library.errors import ToolLibraryError
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
+from tui.text import inert
 
 __all__ = [
     "SkillsOpenError",
@@ -95,7 +96,7 @@ def diff_text(old: ToolArtifact, new: ToolArtifact, *, context: int = 3) -> Text
             style = "red"
         else:
             style = ""
-        out.append(line + "\n", style=style)
+        out.append_text(inert(line + "\n", style))  # sources and names are untrusted
     if empty:
         out.append(f"v{old.version} and v{new.version} have the same source", style="dim")
     return out

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from qitos.kit.tool.library.base import ToolArtifact
 from tui.browsers.virtual_list import VirtualList
+from tui.text import inert, inert_str
 
 if TYPE_CHECKING:
     from tui.browsers.skills_browser import SkillsBrowser
@@ -29,13 +30,13 @@ class SkillList(VirtualList):
         name = skill["name"]
         text = Text()
         text.append("★" if any(n == name for n, _ in self.browser.published) else " ", style="green")
-        text.append(f" {name} ", style="bold")
-        text.append(f"v{skill['latest_version']} ")
+        text.append_text(inert(f" {name} ", "bold"))  # names, tags and descriptions are data
+        text.append_text(inert(f"v{skill['latest_version']} "))
         text.append(
             "active" if skill["active"] else "deprecated", style="green" if skill["active"] else "red"
         )
         if skill["tags"]:
-            text.append(" " + " ".join(f"#{t}" for t in skill["tags"]), style="dim")
+            text.append_text(inert(" " + " ".join(f"#{t}" for t in skill["tags"]), "dim"))
         return text
 
     def row_classes(self, index: int) -> tuple[str, ...]:
@@ -58,15 +59,15 @@ class VersionList(VirtualList):
         text.append("★" if published else " ", style="green")
         text.append("◆" if artifact.version == self.browser.base_version else " ", style="yellow")
         text.append(f" v{artifact.version:<3} ", style="bold")
-        text.append(artifact.updated_at[:19].replace("T", " ") + " ", style="dim")
-        text.append(artifact.description)
+        text.append_text(inert(artifact.updated_at[:19].replace("T", " ") + " ", "dim"))
+        text.append_text(inert(artifact.description))
         return text
 
 
 def source_view(artifact: ToolArtifact, language: str) -> RenderableType:
     """A version's source with syntax highlighting and line numbers, wrapped to the pane."""
     return Syntax(
-        artifact.source,
+        inert_str(artifact.source),  # highlighting keeps a control character a character: neutralise it first
         language,
         line_numbers=True,
         word_wrap=True,

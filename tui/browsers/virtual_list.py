@@ -14,6 +14,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.text import one_line
+
 
 class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
     """Rows come from ``row_text``; only visible ones are rendered, so 10k or 1M rows cost the same."""
@@ -127,7 +129,7 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         style: Style = base
         for name in self.row_classes(row):
             style += self.get_component_rich_style(f"virtual-list--{name}")
-        text = self.row_text(row, width)
+        text = one_line(self.row_text(row, width))  # a newline in a row would break the screen
         text.truncate(width, overflow="ellipsis", pad=True)
         strip = Strip(list(text.render(self.app.console))).adjust_cell_length(width)
         if row != self.cursor:

@@ -24,6 +24,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 
 from tui.store import RunStore, StepSummary
+from tui.text import inert
 from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling, thumb_rows
 from tui.widgets.scrolling import set_virtual_size
 
@@ -371,7 +372,7 @@ def render_block(
 def kv(label: str, value: object, *, style: str = "") -> Text:
     """A ``label value`` line with the label dimmed."""
     line = Text(f"{label} ", style="dim")
-    line.append(str(value), style=style)
+    line.append_text(inert(value, style))  # values come from the trace: shown inert
     return line
 
 

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from tui.panes.base import Block, Blocks, Pane, bar, kv, sparkline
 from tui.store import BUDGET_CATEGORIES, StepSummary
+from tui.text import inert
 
 
 class BudgetPane(Pane):
@@ -47,7 +48,7 @@ class BudgetPane(Pane):
         lines = [totals, kv(f"step {step.step} max", f"{max_units} {unit}")]
         for name in [*BUDGET_CATEGORIES, *(k for k in used if k not in BUDGET_CATEGORIES)]:
             if name in used:
-                line = Text(f"{name:<13}{used[name]:>7} ", style="")
+                line = inert(f"{name:<13}{used[name]:>7} ")  # category names come from the trace
                 line.append(bar(used[name], max_units, width))
                 lines.append(line)
         total_line = Text(f"{'used':<13}{used_total:>7} ", style="bold")

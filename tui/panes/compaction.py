@@ -8,6 +8,7 @@ from rich.text import Text
 from tui.panes.base import Pane, kv
 from tui.panes.context import request_view
 from tui.store import StepSummary
+from tui.text import inert
 
 
 class CompactionPane(Pane):
@@ -25,7 +26,7 @@ class CompactionPane(Pane):
             return Text(f"step {step.step}: nothing compacted for this request", style="dim")
         parts: list[RenderableType] = []
         for r in receipts:
-            parts.append(Text(f"receipt {r.get('receipt_id', '?')}", style="bold"))
+            parts.append(inert(f"receipt {r.get('receipt_id', '?')}", style="bold"))
             parts.append(kv("  policy", r.get("policy_id", "")))
             parts.append(kv("  inputs", ", ".join(str(x) for x in r.get("input_exchange_ids") or []) or "-"))
             parts.append(kv("  digest", r.get("output_digest", "")))

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from tui.panes.base import Pane, kv
 from tui.store import StepSummary
+from tui.text import inert
 
 
 def request_view(pane: Pane, step: StepSummary) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -54,12 +55,12 @@ class ContextPane(Pane):
         """One contribution: mark, id, units, priority, required, source, then the reason."""
         selected = bool(c.get("selected"))
         row = Text("✓ " if selected else "✗ ", style="green" if selected else "red")
-        row.append(str(c.get("contribution_id", "?")), style="bold" if selected else "dim")
-        row.append(f"  {c.get('units', '?')} units · prio {c.get('priority', '?')}")
+        row.append_text(inert(c.get("contribution_id", "?"), "bold" if selected else "dim"))
+        row.append_text(inert(f"  {c.get('units', '?')} units · prio {c.get('priority', '?')}"))
         if c.get("required"):
             row.append(" · required", style="bold yellow")
-        row.append(f" · {c.get('source', '')}", style="dim")
-        row.append(
-            f"\n    {'selected' if selected else 'dropped'}: {c.get('reason', '')}", style="italic dim"
+        row.append_text(inert(f" · {c.get('source', '')}", "dim"))
+        row.append_text(
+            inert(f"\n    {'selected' if selected else 'dropped'}: {c.get('reason', '')}", "italic dim")
         )
         return row

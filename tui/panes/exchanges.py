@@ -14,6 +14,7 @@ from textual.strip import Strip
 
 from tui.panes.base import Block, Blocks, Pane
 from tui.store import Exchange, StepSummary, format_action
+from tui.text import inert
 
 FOLD_LINES = 6
 FOLD_CHARS = 400
@@ -195,8 +196,8 @@ class ExchangesPane(Pane):
 
     def _block(self, label: str, body: str, style: str, dim: bool) -> list[Text]:
         shown, note = fold(body, self.expanded)
-        head = Text(f"{label}: ", style=f"bold {style}")
-        head.append(self._mark(Text(shown)))
+        head = inert(f"{label}: ", style=f"bold {style}")
+        head.append(self._mark(inert(shown)))
         out = [head]
         if note:
             out.append(Text(note, style="dim italic"))
@@ -208,7 +209,7 @@ class ExchangesPane(Pane):
     @staticmethod
     def _title(ex: Exchange, dim: bool, receipt: dict[str, Any] | None) -> Text:
         """The exchange's title line; exchanges left out of the selected request say so, dimmed."""
-        title = Text(f"── #{ex.number} {ex.exchange_id} · step {ex.step}", style="bold")
+        title = inert(f"── #{ex.number} {ex.exchange_id} · step {ex.step}", style="bold")
         if ex.tokens:
             title.append(f" · {ex.tokens} tokens", style="dim")
         if dim:
@@ -217,9 +218,10 @@ class ExchangesPane(Pane):
             if receipt and receipt.get("history") is True:
                 title.append(" (history policy)", style="dim italic")
             elif receipt:
-                title.append(
-                    f" (receipt {receipt.get('receipt_id')} by {receipt.get('policy_id')})",
-                    style="dim italic",
+                title.append_text(
+                    inert(
+                        f" (receipt {receipt.get('receipt_id')} by {receipt.get('policy_id')})", "dim italic"
+                    )
                 )
         return title
 
@@ -246,13 +248,13 @@ class ExchangesPane(Pane):
             text = as_text(p.get("text", p.get("raw_output", "")))
             lines.extend(self._block("assistant", text, "green", dim))
             for call in p.get("tool_calls") or []:
-                lines.append(Text(f"  ⇒ {format_action(call)}", style="yellow dim" if dim else "yellow"))
+                lines.append(inert(f"  ⇒ {format_action(call)}", style="yellow dim" if dim else "yellow"))
             usage = p.get("usage")
             if isinstance(usage, dict) and usage:
                 figures = ", ".join(f"{k} {v}" for k, v in usage.items() if k != "estimated")
                 # The Engine estimated these (the model reported none): say so, never pass them off.
                 label = "usage (estimated)" if usage.get("estimated") is True else "usage"
-                lines.append(Text(f"  {label}: {figures}", style="dim"))
+                lines.append(inert(f"  {label}: {figures}", style="dim"))
         for i in ex.tool_results:
             lines.extend(self._tool_result(self.store.load(i).payload, dim))
         return Group(*lines)

@@ -7,6 +7,7 @@ from rich.text import Text
 
 from tui.panes.base import Pane, kv
 from tui.store import StepSummary, short
+from tui.text import inert
 
 
 class MemoryPane(Pane):
@@ -26,7 +27,7 @@ class MemoryPane(Pane):
             p = ev.payload
             if ev.phase == "memory_recall":
                 parts.append(
-                    Text(
+                    inert(
                         f"recall [{p.get('namespace', '')}] {short(p.get('query') or 'everything', 50)}",
                         style="cyan",
                     )
@@ -34,17 +35,17 @@ class MemoryPane(Pane):
                 for rec in p.get("records") or []:
                     if isinstance(rec, dict):
                         line = f"  {rec.get('record_id')} ({rec.get('role', '')}): {short(rec.get('content', ''), 60)}"
-                        parts.append(Text(line))
+                        parts.append(inert(line))
                 if not p.get("records"):
                     parts.append(
                         kv("  ids", ", ".join(map(str, p.get("record_ids") or [])) or "nothing recalled")
                     )
             elif ev.phase == "memory_append":
                 line = f"append {p.get('record_id')} role={p.get('role', '')} {p.get('chars', '?')} chars"
-                parts.append(Text(line, style="green"))
+                parts.append(inert(line, style="green"))
             else:
                 removed = "removed" if p.get("removed") else "absent"
                 parts.append(
-                    Text(f"delete {p.get('record_id')} [{p.get('namespace', '')}] {removed}", style="red")
+                    inert(f"delete {p.get('record_id')} [{p.get('namespace', '')}] {removed}", style="red")
                 )
         return Group(*parts)

@@ -7,6 +7,7 @@ from rich.text import Text
 
 from tui.panes.base import Pane, kv
 from tui.store import StepSummary, short
+from tui.text import inert
 
 
 class SkillsPane(Pane):
@@ -29,12 +30,12 @@ class SkillsPane(Pane):
                 here = "▶ " if s is step else "  "
                 if ev.phase == "skill_publish":
                     text = f"{here}step {s.step}: publish {p.get('name')} v{p.get('version')} [{p.get('namespace', '')}]"
-                    line = Text(text, style="green")
+                    line = inert(text, style="green")
                     if p.get("description"):
-                        line.append(f" — {short(p['description'], 40)}", style="dim")
+                        line.append_text(inert(f" — {short(p['description'], 40)}", "dim"))
                 else:
                     changed = "deprecated" if p.get("changed") else "already deprecated"
-                    line = Text(f"{here}step {s.step}: {changed} {p.get('name')} [{p.get('namespace', '')}]")
+                    line = inert(f"{here}step {s.step}: {changed} {p.get('name')} [{p.get('namespace', '')}]")
                 parts.append(line)
         if not found:
             parts.append(Text(f"no skill operation up to step {step.step}", style="dim"))

@@ -13,6 +13,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from tui.text import inert
+
 
 class PromptDialog(ModalScreen[str | None]):
     """Ask for one line of text; dismisses with it, or None on escape."""
@@ -27,7 +29,7 @@ class PromptDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title")
+            yield Label(inert(self.title_text), classes="dialog-title")
             yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input")
 
     @on(Input.Submitted)
@@ -53,7 +55,7 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question, classes="dialog-title")
+            yield Label(inert(self.question), classes="dialog-title")
             yield Button("Yes (y)", id="yes", variant="error")
             yield Button("No (n)", id="no", variant="primary")
 
@@ -80,7 +82,7 @@ class HelpScreen(ModalScreen[None]):
         table.add_column("key")
         table.add_column("does")
         for key, description in self.rows:
-            table.add_row(Text(key, style="bold"), description)
+            table.add_row(inert(key, "bold"), inert(description))  # a str cell would be markup
         with VerticalScroll(classes="dialog help"):
             yield Label("Keys (escape closes)", classes="dialog-title")
             yield Static(table)
@@ -102,8 +104,9 @@ class ErrorScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog error-panel"):
-            yield Label(Text(self.title_text, style="bold"), classes="dialog-title")
-            yield Static(Text(self.detail), id="error-detail")
+            # Error titles and details quote what failed (paths, trace text, exception messages).
+            yield Label(inert(self.title_text, "bold"), classes="dialog-title")
+            yield Static(inert(self.detail), id="error-detail")
             yield Label(Text("escape closes · q quits", style="dim"))
 
     def action_close(self) -> None:

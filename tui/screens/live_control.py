@@ -119,7 +119,7 @@ class LiveControlScreen(FeedingScreen):
     def action_resume(self) -> None:
         """Resume the paused run from its snapshot."""
         if self.live is None or self.live.snapshot is None:
-            self.notify("nothing to resume: the run is not paused", severity="warning")
+            self.notify("nothing to resume: the run is not paused", severity="warning", markup=False)
             return
         self._start_resume("resumed")
 

@@ -29,6 +29,7 @@ from tui.screens.dialogs import ConfirmDialog, HelpScreen, PromptDialog
 from tui.screens.live_control import LiveControlScreen
 from tui.search import export_request, search
 from tui.store import RunStore
+from tui.text import inert_str
 from tui.widgets.pane_tabs import PaneTabs
 from tui.widgets.run_header import RunHeader, StatusBar
 from tui.widgets.step_list import StepList
@@ -237,7 +238,7 @@ class RunScreen(LiveControlScreen):
             return
         pos = self.store.step_pos.get(int(typed))
         if pos is None:
-            self.notify(f"no step {typed} in this run", severity="error")
+            self.notify(f"no step {typed} in this run", severity="error", markup=False)
             return
         self._select(pos)
 
@@ -274,7 +275,7 @@ class RunScreen(LiveControlScreen):
     def action_match(self, delta: int, from_current: bool = False) -> None:
         """Jump to the next (1) or previous (-1) step matching the search."""
         if not self.matches:
-            self.notify("no search results: press / to search", severity="warning")
+            self.notify("no search results: press / to search", severity="warning", markup=False)
             return
         positions = [pos for pos, _ in self.matches]
         cur = self.selected
@@ -295,10 +296,11 @@ class RunScreen(LiveControlScreen):
         try:
             path = export_request(self.store, self.selected, self.export_dir)
         except (ValueError, OSError) as exc:
-            self.notify(f"export failed: {exc}", severity="error")
+            self.notify(inert_str(f"export failed: {exc}"), severity="error", markup=False)
             return
         self.note = f"exported request to {path}"
-        self.notify(f"exported to {path}")
+        # A notification parses markup by default, and a folder name may hold brackets.
+        self.notify(inert_str(f"exported to {path}"), markup=False)
 
     def action_expand(self) -> None:
         """Fold or unfold long payloads in the Exchanges pane."""

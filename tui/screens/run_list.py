@@ -12,6 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label
 
+from tui.text import inert
+
 
 class RunListScreen(Screen[None]):
     """A table of runs (status, steps, tokens, stop reason, model); enter opens one."""
@@ -25,7 +27,7 @@ class RunListScreen(Screen[None]):
         self.open_run = open_run
 
     def compose(self) -> ComposeResult:
-        yield Label(f"{len(self.runs)} runs in {self.folder} — enter opens one", id="run-list-title")
+        yield Label(inert(f"{len(self.runs)} runs in {self.folder} — enter opens one"), id="run-list-title")
         yield DataTable(cursor_type="row", zebra_stripes=True, id="run-table")
         yield Footer(show_command_palette=False)
 
@@ -33,14 +35,16 @@ class RunListScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.add_columns("run", "status", "steps", "tokens", "stop reason", "model", "updated")
         for run in self.runs:
+            # Every cell comes from a manifest someone else may have written: a str cell would be
+            # parsed as markup (an action link in a model name), so each is an inert Text.
             table.add_row(
-                run.run_id,
-                run.status,
-                str(run.steps if run.steps is not None else "?"),
-                str(run.tokens if run.tokens is not None else "?"),
-                str(run.stop_reason or ""),
-                str(run.model_id or ""),
-                str(run.updated_at or "")[:16].replace("T", " "),
+                inert(run.run_id),
+                inert(run.status),
+                inert(run.steps if run.steps is not None else "?"),
+                inert(run.tokens if run.tokens is not None else "?"),
+                inert(run.stop_reason or ""),
+                inert(run.model_id or ""),
+                inert(str(run.updated_at or "")[:16].replace("T", " ")),
                 key=str(run.path),
             )
         table.focus()

@@ -7,6 +7,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui.store import RunStore, format_action
+from tui.text import inert
 
 STATUS_STYLES = {
     "live": "bold green",
@@ -43,9 +44,11 @@ class RunHeader(Static):
         store = self.store
         status = store.display_status
         line = Text()
-        line.append(store.run_id or "(no run id yet)", style="bold")
+        line.append_text(inert(store.run_id or "(no run id yet)", "bold"))  # ids come from the trace
         line.append("  ")
-        line.append(f"● {status}", style=STATUS_STYLES.get(status, "bold"))
+        line.append_text(
+            inert(f"● {status}", STATUS_STYLES.get(status, "bold"))
+        )  # a manifest may say anything
         if self.following:
             line.append(" (following)", style=STATUS_STYLES.get(status, "bold"))
         n = len(store.steps)
@@ -53,10 +56,10 @@ class RunHeader(Static):
         line.append(f"  step {i} of {n}", style="bold")
         if n and store.steps[i - 1].step != i - 1:  # ids differ from positions (resumed or sparse runs)
             line.append(f" (id {store.steps[i - 1].step})", style="dim")
-        line.append(f"  {store.model_id or 'model ?'}")
+        line.append_text(inert(f"  {store.model_id or 'model ?'}"))
         line.append(f"  {store.tokens} tok", style="dim")
         if self.progress:
-            line.append(f"  {self.progress}", style="italic yellow")
+            line.append_text(inert(f"  {self.progress}", "italic yellow"))
         if self.prompt is not None:
             line.append("  go to step: ", style="bold reverse")
             line.append(f"{self.prompt}▏", style="bold reverse")
@@ -102,17 +105,18 @@ class StatusBar(Static):
         if pause is not None and self.store.display_status == "paused":
             who = "the TUI's request (p/s)" if pause.own else f"the agent's policy {pause.policy_id}"
             out.append("⏸ paused ", style="bold yellow")
-            out.append(f"by {who} at step {pause.step} {pause.boundary}")
+            # The policy id, reason and pending actions come from the agent and the model: inert.
+            out.append_text(inert(f"by {who} at step {pause.step} {pause.boundary}"))
             if pause.reason and not pause.reason.startswith(pause.policy_id):  # not just the id again
-                out.append(f": {pause.reason}", style="italic")
+                out.append_text(inert(f": {pause.reason}", "italic"))
             pending = "; ".join(format_action(a) for a in pause.pending_actions) or "none"
-            out.append(f"\n  pending: {pending} · r resumes · s runs one step")
+            out.append_text(inert(f"\n  pending: {pending} · r resumes · s runs one step"))
         for notice in self.notices[:3]:
-            out.append(("\n" if out else "") + f"⚠ {notice}", style="yellow")
+            out.append_text(inert(("\n" if out else "") + f"⚠ {notice}", "yellow"))
         if len(self.notices) > 3:
             out.append(f"\n  … {len(self.notices) - 3} more notices")
         if self.note:
-            out.append(("\n" if out else "") + self.note, style="italic")
+            out.append_text(inert(("\n" if out else "") + self.note, "italic"))
         return out
 
     def watch_revision(self) -> None:

@@ -14,6 +14,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 
 from tui.store import RunStore
+from tui.text import inert_line
 from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling
 from tui.widgets.scrolling import set_virtual_size
 
@@ -171,7 +172,8 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
         s = steps[row]
         mark = "✗" if not s.ok else "✓"
         digits = self._digits or len(str(steps[-1].step))
-        text = (
+        # Phase, action and error come from the trace; the row is drawn as a raw segment.
+        text = inert_line(
             f"{mark} {s.step:>{digits}} {s.phase[:7]:<7} {s.error if not s.ok and not s.action else s.action}"
         )
         style = base
