@@ -8,7 +8,9 @@ segment (and so the terminal); the markup must show literally.
 from __future__ import annotations
 
 import json
+import sqlite3
 import zlib
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -160,11 +162,19 @@ def hostile_memory_root(root: Path) -> Path:
     return root
 
 
+_NUL_MARK = "<nul-planted-later>"
+
+
 def hostile_skills_db(path: Path, *, namespaces: tuple[str, ...] = ("demo",)) -> Path:
-    """A skill database whose descriptions, sources and tags carry the corpus (two versions each)."""
+    """A skill database whose descriptions, sources and tags carry the corpus (two versions each).
+
+    The library refuses NUL in text, so NUL is planted afterwards with plain SQL, as a file written by
+    someone else could hold it.
+    """
     for namespace in namespaces:
         with SqliteToolLibrary(path, namespace=namespace) as library:
-            for k, text in enumerate(HOSTILE):
+            for k, raw in enumerate(HOSTILE):
+                text = raw.replace("\x00", _NUL_MARK)
                 for version in (1, 2):
                     library.add_or_update(
                         ToolArtifact(
@@ -176,4 +186,8 @@ def hostile_skills_db(path: Path, *, namespaces: tuple[str, ...] = ("demo",)) ->
                             updated_at=f"2026-01-01T00:00:0{version}+00:00",
                         )
                     )
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("DROP TRIGGER IF EXISTS skill_versions_immutable")
+        for column in ("description", "source"):
+            db.execute(f"UPDATE skill_versions SET {column} = replace({column}, ?, char(0))", (_NUL_MARK,))
     return path
