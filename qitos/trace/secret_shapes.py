@@ -84,6 +84,7 @@ _BY_FIRST_CHAR: dict[str, list[str]] = {
         r"k_(?:live|test)_[A-Za-z0-9]{10,}",  # Stripe secret keys
         r"k\.eyJ[A-Za-z0-9_.\-]{20,}",  # Mapbox secret tokens
         r"hp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",  # Shopify
+        r"q0(?:atp|csp)-[A-Za-z0-9_\-]{22,}",  # Square
         r"ntry[su]_[A-Za-z0-9+/=_]{50,}",  # Sentry
         r"bp_[a-f0-9]{40}",  # Supabase
         r"ecret_[A-Za-z0-9]{43}(?![A-Za-z0-9])",  # Notion (old)
