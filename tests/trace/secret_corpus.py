@@ -73,9 +73,18 @@ def _samples() -> list[tuple[str, str, str]]:
         ("github refresh token", "gh" + "r_" + chars(ALNUM, 76)),
         ("github fine-grained token", "github" + "_pat_" + chars(ALNUM, 22) + "_" + chars(ALNUM, 59)),
         ("gitlab token", "gl" + "pat-" + chars(URLSAFE, 20)),
-        ("slack bot token", "xo" + "xb-" + chars(DIGITS, 12) + "-" + chars(DIGITS, 13) + "-" + chars(ALNUM, 24)),
-        ("slack user token", "xo" + "xp-" + chars(DIGITS, 12) + "-" + chars(DIGITS, 12) + "-" + chars(HEX, 32)),
-        ("slack app token", "xa" + "pp-1-" + chars(UPPER + DIGITS, 11) + "-" + chars(DIGITS, 13) + "-" + chars(HEX, 64)),
+        (
+            "slack bot token",
+            "xo" + "xb-" + chars(DIGITS, 12) + "-" + chars(DIGITS, 13) + "-" + chars(ALNUM, 24),
+        ),
+        (
+            "slack user token",
+            "xo" + "xp-" + chars(DIGITS, 12) + "-" + chars(DIGITS, 12) + "-" + chars(HEX, 32),
+        ),
+        (
+            "slack app token",
+            "xa" + "pp-1-" + chars(UPPER + DIGITS, 11) + "-" + chars(DIGITS, 13) + "-" + chars(HEX, 64),
+        ),
         ("jwt", _jwt()),
         ("pem rsa private key", _pem("RSA")),
         ("pem pkcs8 private key", _pem("")),
@@ -128,12 +137,24 @@ def _samples() -> list[tuple[str, str, str]]:
             + azure_key[:-2][::-1]
             + "==;EndpointSuffix=core.windows.net",
         ),
-        ("azure sas signature", quote(sas, safe=""), f"https://acct1.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig={quote(sas, safe='')}"),
+        (
+            "azure sas signature",
+            quote(sas, safe=""),
+            f"https://acct1.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig={quote(sas, safe='')}",
+        ),
         ("url userinfo password", password, f"https://deploy:{password}@git.example.com/team/repo.git"),
         ("http basic credentials", basic, f"Basic {basic}"),
         ("opaque bearer token", bearer, f"Bearer {bearer}"),
-        ("slack webhook", slack_hook, f"https://hooks.slack.com/services/T{chars(UPPER + DIGITS, 8)}/B{chars(UPPER + DIGITS, 8)}/{slack_hook}"),
-        ("discord webhook", discord_hook, f"https://discord.com/api/webhooks/{chars(DIGITS, 18)}/{discord_hook}"),
+        (
+            "slack webhook",
+            slack_hook,
+            f"https://hooks.slack.com/services/T{chars(UPPER + DIGITS, 8)}/B{chars(UPPER + DIGITS, 8)}/{slack_hook}",
+        ),
+        (
+            "discord webhook",
+            discord_hook,
+            f"https://discord.com/api/webhooks/{chars(DIGITS, 18)}/{discord_hook}",
+        ),
         ("telegram bot token", telegram, f"{chars(DIGITS, 10)}:{telegram}"),
     ]
     return [(name, secret, secret) for name, secret in single] + carried
@@ -206,7 +227,10 @@ LOOKALIKES: list[tuple[str, Any]] = [
     ("author", {"author": "Ada Lovelace", "authored": "1843"}),
     ("ordinary path", "/usr/lib/python3.11/site-packages/qitos/trace/redact.py"),
     ("long path without dots", "see src/QitosAgentCore/Modules/TraceWriter2s for more"),
-    ("base64 image chunk", "data:image/png;base64," + "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk" * 2),
+    (
+        "base64 image chunk",
+        "data:image/png;base64," + "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk" * 2,
+    ),
     ("iso timestamp", {"ts": "2026-12-01T07:06:24.771514+00:00"}),
     ("url without password", "https://api.example.com:8443/v1/chat?model=gpt&user=ada"),
     ("email address", "write to ada@example.com about it"),
