@@ -78,7 +78,7 @@ class Redactor:
 
     def to_json_line(self, value: Any) -> str:
         """``value`` as one JSON text (no newline) with every secret masked — what a trace line holds."""
-        text = json.dumps(value, ensure_ascii=False, default=_printable)
+        text = _ENCODER.encode(value)
         masked = self.mask_line(text)
         if masked is not text:
             try:
@@ -176,3 +176,8 @@ def _printable(value: Any) -> Any:
         return str(value)
     except Exception as exc:  # noqa: BLE001 - a broken __str__ must not lose the whole event
         return f"<unprintable {type(value).__name__}: {exc!r}>"
+
+
+# One encoder for every line: json.dumps with options builds a new encoder per call, which costs
+# more than encoding a small event.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=_printable)

@@ -139,3 +139,53 @@ async def test_live_and_replay_render_the_same_masked_panes(
     everything = json.dumps(live_views) + json.dumps(replay_views) + live_screen + replay_screen
     assert _secrets_in(everything) == []
     assert "[REDACTED]" in json.dumps(live_views)
+
+
+async def test_a_failing_run_shows_its_error_masked(tmp_path: Path) -> None:
+    """An exception quoting a credential reaches the error panel masked, like the run's events."""
+    from tui.screens.dialogs import ErrorScreen
+
+    agent = _agent()
+
+    def refused(messages: Any, *, tools: Any = None) -> Any:
+        raise RuntimeError(f"401 Unauthorized for token {GITHUB_TOKEN}")
+
+    agent.llm.complete = refused  # type: ignore[method-assign]
+    live = LiveRun(
+        agent, "go", trace_dir=tmp_path / "runs", run_id="fails", clock=lambda: screenshots.FIXED_TS
+    )
+    app = make_app(live=live)
+    async with app.run_test(size=WIDE) as pilot:
+        await screenshots.settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        shown = app.screen.detail + app.export_screenshot()
+        assert "401 Unauthorized" in shown
+        assert _secrets_in(shown) == []
+
+
+async def test_an_exception_escaping_the_engine_is_shown_masked(tmp_path: Path) -> None:
+    """Even what escapes Engine.run (here a trace writer failing) is masked on the error panel."""
+    from tui.screens.dialogs import ErrorScreen
+
+    live = LiveRun(
+        _agent(), "go", trace_dir=tmp_path / "runs", run_id="crash", clock=lambda: screenshots.FIXED_TS
+    )
+    build = live.build
+
+    def build_with_failing_writer(sink: Any) -> Any:
+        engine = build(sink)
+
+        def write_step(record: Any) -> None:
+            raise OSError(f"cannot write to https://deploy:{ENV_SECRET}@backup.example.com/ ({GITHUB_TOKEN})")
+
+        live.writer.write_step = write_step
+        return engine
+
+    live.build = build_with_failing_writer  # type: ignore[method-assign]
+    app = make_app(live=live)
+    async with app.run_test(size=WIDE) as pilot:
+        await screenshots.settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        shown = app.screen.title_text + app.screen.detail + app.export_screenshot()
+        assert "cannot write to https://deploy:" in shown
+        assert _secrets_in(shown) == []
