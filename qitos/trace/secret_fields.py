@@ -34,14 +34,19 @@ _STEMS = (
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 # Names whose text values run to the end of the line (they hold spaces: "Bearer x", "a=1; b=2").
 _WHOLE_LINE_NAMES = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
-_MIN_TEXT_VALUE = 3  # "auth: ok" style prose is not worth masking; "pwd=abc" is the shortest kept
+_MAX_NAME = 100  # longer is no name (is_secret_name says no too)
+_MIN_TEXT_VALUE = 3
+# Words that start sentences as often as they name a secret: "Key: value" after one of them counts
+# when the value has a digit or is long, not when it is a word ("the auth: first step").
+_PROSE_WORDS = frozenset({"key", "token", "auth", "session", "private", "secret", "credentials"})
+_PROSE_VALUE_LEN = 12  # "auth: ok" style prose is not worth masking; "pwd=abc" is the shortest kept
 
 _DECODER = json.JSONDecoder()
 _JSON_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _JSON_NUMBER = re.compile(r"-?[0-9][0-9.eE+\-]*")
 _SPACES = re.compile(r"[ \t]*")
 # What may follow a name in text before its value: ":" or "=", plain or URL-encoded.
-_TEXT_SEPARATOR = re.compile(r"[ \t]*(?::|=|%3[AaDd])(?:[ \t]+|%20|\+)*")
+_TEXT_SEPARATOR = re.compile(r"[ \t]*(?::|=|%3[Aa]|%3[Dd])(?:[ \t]+|%20|\+)*")
 _TEXT_VALUE = re.compile(r"[^\s\"'\\&;,<>(){}\[\]]+")
 _TEXT_VALUE_TO_EOL = re.compile(r"[^\"'\\\r\n]+")
 _SINGLE_QUOTED = re.compile(r"'([^'\"\\]*)'")
@@ -57,25 +62,29 @@ def field_spans(line: str, lowered: str, mask: str) -> list[tuple[int, int, str]
     ``lowered`` is ``line.lower()`` and must have the same length (the caller checks).
     """
     spans: list[tuple[int, int, str]] = []
-    seen: set[int] = set()
+    done = 0  # where the last name looked at ends: stems inside it are skipped
     for stem in _STEMS:
+        done = 0
         for found in stem.finditer(lowered):
+            if found.start() < done:
+                continue  # inside a name already looked at (auth_token, or a long run of letters)
             start, end = _extent(line, found.start(), found.end())
-            if start in seen:
-                continue  # one name, two stems (auth_token)
-            seen.add(start)
+            done = end
             if is_secret_name(line[start:end]):
                 span = _value_span(line, start, end, mask)
                 if span is not None:
                     spans.append(span)
+                    done = max(done, span[1])  # names inside a masked value need no look
     return spans
 
 
 def _extent(line: str, start: int, end: int) -> tuple[int, int]:
-    """The whole name around a stem found at ``start:end``."""
-    while start > 0 and line[start - 1] in _NAME_CHARS:
+    """The whole name around a stem found at ``start:end`` (at most ``_MAX_NAME`` characters each
+    way: a longer run of letters is no name, and scanning it for every stem in it would be slow)."""
+    low, high = max(0, start - _MAX_NAME), min(len(line), end + _MAX_NAME)
+    while start > low and line[start - 1] in _NAME_CHARS:
         start -= 1
-    while end < len(line) and line[end] in _NAME_CHARS:
+    while end < high and line[end] in _NAME_CHARS:
         end += 1
     if start and line[start] in "nrtbf" and _backslashes_before(line, start) % 2:
         start += 1  # "\\nNAME": the letter belongs to the JSON escape before the name
@@ -90,7 +99,7 @@ def _value_span(line: str, start: int, end: int, mask: str) -> tuple[int, int, s
         close = "\\" * backslashes + '"'
         if line.startswith(close, end):
             return _after_quoted_name(line, start - 1 - backslashes, end + len(close), backslashes, mask)
-        return None
+        # Not a quoted name: text starting a string ("Cookie: a=1"), read as text below.
     if quote == "'" and line[end : end + 1] == "'":
         end += 1
     return _text_value(line, start, end, mask)
@@ -183,4 +192,10 @@ def _text_value(line: str, start: int, end: int, mask: str) -> tuple[int, int, s
         group = 0
     if match is None or match.end(group) - match.start(group) < _MIN_TEXT_VALUE:
         return None
+    value = match.group(group)
+    assigned = "=" in separator.group() or "%3d" in separator.group().lower()
+    if group == 0 and not assigned and line[start:end].lower() in _PROSE_WORDS:
+        # "the key: first step" is prose; "Key: 9f3kq81mz" and "key=first" are not
+        if not any(c.isdigit() for c in value) and len(value) < _PROSE_VALUE_LEN:
+            return None
     return match.start(group), match.end(group), mask

@@ -143,9 +143,10 @@ def shape_spans(line: str, lowered: str | None = None) -> list[tuple[int, int]]:
         found = _RUN_CACHE.get(key)
         if found is None:
             found = _run_spans(line, start, end)
-            if len(_RUN_CACHE) >= _RUN_CACHE_SIZE:
-                _RUN_CACHE.clear()  # unique runs (digests, uuids) would grow it without bound
-            _RUN_CACHE[key] = found
+            if len(key) <= _RUN_CACHE_LONGEST:
+                if len(_RUN_CACHE) >= _RUN_CACHE_SIZE:
+                    _RUN_CACHE.clear()  # unique runs (digests, uuids) would grow it without bound
+                _RUN_CACHE[key] = found
         spans.extend((start + a, start + b) for a, b in found)
     low = lowered if lowered is not None and len(lowered) == len(line) else line.lower()
     if "bearer" in low or "basic" in low:
@@ -162,6 +163,7 @@ def shape_spans(line: str, lowered: str | None = None) -> list[tuple[int, int]]:
 
 _RUN_CACHE: dict[str, tuple[tuple[int, int], ...]] = {}
 _RUN_CACHE_SIZE = 4096
+_RUN_CACHE_LONGEST = 200  # ids and names repeat; long runs (base64 blobs) do not
 _HEX = "0123456789abcdef"
 
 

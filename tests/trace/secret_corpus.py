@@ -239,4 +239,6 @@ LOOKALIKES: list[tuple[str, Any]] = [
     ("memory record", {"record_id": "mem_00000001", "role": "user", "content": "remember the session plan"}),
     ("session id", {"session_id": "sess_20261201_0001"}),
     ("private flag", {"private": True, "secret": None, "password": ""}),
+    ("prose with secret words", "the auth: first step, then Key: the main idea of the session"),
+    ("two-word list", ["auth", "login", "logout"]),
 ]

@@ -185,3 +185,24 @@ def test_secret_names(name: str) -> None:
 )
 def test_not_secret_names(name: str) -> None:
     assert not is_secret_name(name)
+
+
+@pytest.mark.parametrize(
+    ("value", "secret"),
+    [
+        ("export DB_PASSWORD=correcthorse && run", "correcthorse"),
+        ("api_key: 'quoted value here'", "quoted value here"),
+        ("Cookie: sid=abc123; theme=dark", "sid=abc123; theme=dark"),
+        ("X-Api-Key: opaque-value-1", "opaque-value-1"),
+        ("GET /cb?access_token=opaque42&state=x", "opaque42"),
+        ({"headers": {"Proxy-Authorization": "opaque credentials"}}, "opaque credentials"),
+        ({"har": [{"name": "Authorization", "value": "opaque credentials"}]}, "opaque credentials"),
+        ({"body": json.dumps(json.dumps({"password": "two levels deep"}))}, "two levels deep"),
+        ({"db": {"passwd": 12345678}}, "12345678"),
+        ({"aws": {"credentials": {"user": "u1", "id": "opaque-inner"}}}, "opaque-inner"),
+    ],
+)
+def test_values_of_secret_named_fields_are_masked_whatever_their_shape(value: Any, secret: str) -> None:
+    line = Redactor(env={}).to_json_line(value)
+    json.loads(line)
+    assert secret not in line and MASK in line
