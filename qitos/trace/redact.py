@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from qitos.trace.events import RunEvent
-from qitos.trace.secret_fields import field_spans
+from qitos.trace.secret_fields import backslashes_before, field_spans
 from qitos.trace.secret_names import is_secret_env_name, is_secret_name
 from qitos.trace.secret_shapes import shape_spans
 
@@ -112,7 +112,7 @@ class Redactor:
         for secret in self._literals:
             at = line.find(secret)  # a substring test is far cheaper than a regex over every line
             while at >= 0:
-                if _backslashes_before(line, at) % 2 == 0:  # not the letter of a JSON escape
+                if backslashes_before(line, at) % 2 == 0:  # not the letter of a JSON escape
                     spans.append((at, at + len(secret), self.mask))
                 at = line.find(secret, at + 1)
         return spans
@@ -137,13 +137,6 @@ class Redactor:
 
 def _secret_field(key: Any, value: Any) -> bool:
     return isinstance(key, str) and is_secret_name(key) and value not in (None, "", True, False)
-
-
-def _backslashes_before(line: str, pos: int) -> int:
-    count = 0
-    while pos - count > 0 and line[pos - count - 1] == "\\":
-        count += 1
-    return count
 
 
 def _apply(line: str, spans: list[tuple[int, int, str]]) -> str:

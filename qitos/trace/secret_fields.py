@@ -35,11 +35,11 @@ _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 # Names whose text values run to the end of the line (they hold spaces: "Bearer x", "a=1; b=2").
 _WHOLE_LINE_NAMES = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 _MAX_NAME = 100  # longer is no name (is_secret_name says no too)
-_MIN_TEXT_VALUE = 3
+_MIN_TEXT_VALUE = 3  # shorter text values are not worth masking; "pwd=abc" is the shortest kept
 # Words that start sentences as often as they name a secret: "Key: value" after one of them counts
 # when the value has a digit or is long, not when it is a word ("the auth: first step").
 _PROSE_WORDS = frozenset({"key", "token", "auth", "session", "private", "secret", "credentials"})
-_PROSE_VALUE_LEN = 12  # "auth: ok" style prose is not worth masking; "pwd=abc" is the shortest kept
+_PROSE_VALUE_LEN = 12
 
 _DECODER = json.JSONDecoder()
 _JSON_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
@@ -53,6 +53,8 @@ _SINGLE_QUOTED = re.compile(r"'([^'\"\\]*)'")
 _ESCAPED_QUOTED = re.compile(r'\\"((?:[^"\\]|\\[^"])*?)\\"')
 _NAME_FIELD_BEFORE = re.compile(r'"(?:name|key|header)"\s*:\s*\Z')
 _VALUE_FIELD_AFTER = re.compile(r'\s*,\s*"value"\s*:\s*')
+_PAIR_OPENS = re.compile(r"\[\s*\Z")
+_PAIR_CLOSES = re.compile(r"\s*\]")
 _escaped_strings: dict[int, re.Pattern[str]] = {}
 
 
@@ -62,9 +64,8 @@ def field_spans(line: str, lowered: str, mask: str) -> list[tuple[int, int, str]
     ``lowered`` is ``line.lower()`` and must have the same length (the caller checks).
     """
     spans: list[tuple[int, int, str]] = []
-    done = 0  # where the last name looked at ends: stems inside it are skipped
     for stem in _STEMS:
-        done = 0
+        done = 0  # where the last name looked at ends: stems inside it are skipped
         for found in stem.finditer(lowered):
             if found.start() < done:
                 continue  # inside a name already looked at (auth_token, or a long run of letters)
@@ -86,7 +87,7 @@ def _extent(line: str, start: int, end: int) -> tuple[int, int]:
         start -= 1
     while end < high and line[end] in _NAME_CHARS:
         end += 1
-    if start and line[start] in "nrtbf" and _backslashes_before(line, start) % 2:
+    if start and line[start] in "nrtbf" and backslashes_before(line, start) % 2:
         start += 1  # "\\nNAME": the letter belongs to the JSON escape before the name
     return start, end
 
@@ -95,7 +96,7 @@ def _value_span(line: str, start: int, end: int, mask: str) -> tuple[int, int, s
     """Where the value of the field named at ``start:end`` lies, and what replaces it."""
     quote = line[start - 1 : start]
     if quote == '"':
-        backslashes = _backslashes_before(line, start - 1)
+        backslashes = backslashes_before(line, start - 1)
         close = "\\" * backslashes + '"'
         if line.startswith(close, end):
             return _after_quoted_name(line, start - 1 - backslashes, end + len(close), backslashes, mask)
@@ -105,7 +106,8 @@ def _value_span(line: str, start: int, end: int, mask: str) -> tuple[int, int, s
     return _text_value(line, start, end, mask)
 
 
-def _backslashes_before(line: str, pos: int) -> int:
+def backslashes_before(line: str, pos: int) -> int:
+    """How many backslashes stand right before ``pos`` (odd: the character there is escaped)."""
     count = 0
     while pos - count - 1 >= 0 and line[pos - count - 1] == "\\":
         count += 1
@@ -122,12 +124,11 @@ def _after_quoted_name(
     if level:
         return None
     if line[pos : pos + 1] == ",":
-        before = line[:opened].rstrip()
         value_at = _SPACES.match(line, pos + 1).end()
-        if before.endswith("["):  # ["Authorization", "..."]: only a two-item pair
+        if _PAIR_OPENS.search(line, max(0, opened - 16), opened):  # ["Authorization", "..."]
             span = _json_value(line, value_at, 0, mask)
-            if span is not None and line[_close_of(line, value_at) :].lstrip().startswith("]"):
-                return span
+            if span is not None and _PAIR_CLOSES.match(line, _close_of(line, value_at)):
+                return span  # only a two-item pair: ["auth", "login", "logout"] is a list of words
             return None
         if _NAME_FIELD_BEFORE.search(line, max(0, opened - 40), opened):
             follow = _VALUE_FIELD_AFTER.match(line, pos)
