@@ -484,8 +484,8 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
     def _report_error(self, run: RunState, exc: QitosRuntimeError, *, retrying: bool) -> None:
         payload = exc.info.to_dict()
         payload["retrying"] = retrying
-        self._emit(run, "error", payload, ok=False, error=exc.info.message)
-        self._call_hooks("on_error", run, exc.info.phase, error=payload)
+        event = self._emit(run, "error", payload, ok=False, error=exc.info.message)
+        self._call_hooks("on_error", run, exc.info.phase, error=event.payload)  # masked, as on_event's
 
     def _fatal(self, run: RunState, phase: str, message: str, *, state: bool = False) -> None:
         cls = StateExecutionError if state else SystemExecutionError

@@ -206,3 +206,25 @@ def test_values_of_secret_named_fields_are_masked_whatever_their_shape(value: An
     line = Redactor(env={}).to_json_line(value)
     json.loads(line)
     assert secret not in line and MASK in line
+
+
+def test_on_error_hooks_get_the_masked_error() -> None:
+    """An error quoting a credential reaches on_error hooks masked, as it reaches on_event."""
+
+    class Failing(_LeakAgent):
+        def decide(self, state: _State, observation: Any) -> Decision[Any]:
+            raise RuntimeError(f"upstream refused {TOKEN}")
+
+    class ErrorRecorder(_Recorder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.errors: list[Any] = []
+
+        def on_error(self, ctx: Any) -> None:
+            self.errors.append(ctx.payload["error"])
+
+    recorder = ErrorRecorder()
+    result = Engine(Failing(tool_registry=ToolRegistry().register(leak)), hooks=[recorder]).run("t")
+    assert result.status == "failed" and recorder.errors
+    text = json.dumps(recorder.errors) + json.dumps([e.to_dict() for e in recorder.events])
+    assert TOKEN not in text and "upstream refused [REDACTED]" in text
