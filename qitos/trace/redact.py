@@ -21,6 +21,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import quote
 
 from qitos.trace.events import RunEvent
 from qitos.trace.secret_fields import backslashes_before, field_spans
@@ -51,8 +52,9 @@ class Redactor:
         values.update(s for s in extra_secrets if s and len(s) >= _MIN_SECRET_LEN)
         self.mask = mask
         # Literal secrets longest first (a secret that contains another is masked whole), each
-        # in the spelling a JSON line holds it in.
+        # in the spellings a JSON line holds it in.
         literals = {json.dumps(secret, ensure_ascii=False)[1:-1] for secret in values}
+        literals.update(quote(secret, safe="") for secret in values)  # as a URL or form holds it
         self._literals = sorted(literals, key=len, reverse=True)
         self._secret_count = len(values)
         self._quoted_mask = json.dumps(mask)

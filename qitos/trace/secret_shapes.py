@@ -100,9 +100,6 @@ _BY_FIRST_CHAR: dict[str, list[str]] = {
     "y": [r"a29\.[A-Za-z0-9_\-]{20,}"],  # Google OAuth access tokens
 }
 
-# A top-level alternation of literals: the regex engine tests the first character of each branch
-# with one comparison, and skips positions no branch can start at.
-
 # Shapes found inside a run with no prefix letter to group by.
 _OTHER = [
     r"(?<=[?&;])sig=[A-Za-z0-9%+/=]{16,}",  # Azure SAS signatures
@@ -111,7 +108,6 @@ _OTHER = [
     r"(?<=/api/webhooks/)[0-9]+/[A-Za-z0-9_\-]{40,}",  # Discord webhooks
     r"(?<![0-9a-f])[0-9a-f]{32}-us[0-9]{1,2}(?![0-9])",  # Mailchimp
     r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,}",  # Terraform Cloud
-    r"(?<=[0-9]{8}:)AA[A-Za-z0-9_\-]{33}",  # Telegram bot tokens (the bot id before the colon stays)
 ]
 _SHAPES = re.compile(
     "|".join([*(f"{first}{_LEFT}(?:{'|'.join(alts)})" for first, alts in _BY_FIRST_CHAR.items()), *_OTHER])
@@ -126,6 +122,9 @@ _PEM = re.compile(
     r"(?:[^\"\\-]|\\.|-(?!----END))*"
     r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?"
 )
+# Telegram bot tokens: the secret after the colon goes, the bot id before it stays. (Not a run
+# shape: the colon ends the run, and a run's spans are remembered without what precedes it.)
+_TELEGRAM = re.compile(r"(?<=[0-9]{8}:)AA[A-Za-z0-9_\-]{33}")
 # scheme://user:password@host: the password goes, the user and host stay.
 _URL_PASSWORD = re.compile(r"://[^\s/?#@\"'\\:]+:(?P<pw>[^\s/?#@\"'\\]+)@")
 
@@ -138,7 +137,8 @@ def shape_spans(line: str, lowered: str | None = None) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for start, end in _runs(line):
         # Runs repeat from line to line (run ids, key names): their spans are remembered, keyed by
-        # the run and the character before it (which the left-boundary test reads).
+        # the run and the character before it (the most any run shape's lookbehind reads outside
+        # the run).
         key = line[start - 1 : end] if start else line[:end]
         found = _RUN_CACHE.get(key)
         if found is None:
@@ -158,6 +158,8 @@ def shape_spans(line: str, lowered: str | None = None) -> list[tuple[int, int]]:
         spans.extend(match.span() for match in _PEM.finditer(line))
     if "://" in line:
         spans.extend(match.span("pw") for match in _URL_PASSWORD.finditer(line))
+    if ":AA" in line:
+        spans.extend(match.span() for match in _TELEGRAM.finditer(line))
     return spans
 
 

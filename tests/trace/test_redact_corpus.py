@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -158,11 +159,19 @@ def test_env_secret_values_are_masked_and_ordinary_env_values_kept(
 ) -> None:
     """Values of secret-named variables in os.environ are masked by value; PWD and HOME are not."""
     value = "zq" + "Xw9" * 6  # no known shape: only the environment says it is a secret
+    special = 'p@ss/w0rd "x" + 1\\'  # JSON-escaped and URL-encoded in the line, never plain
     monkeypatch.setenv("MY_SERVICE_TOKEN", value)
+    monkeypatch.setenv("LEGACY_DB_PASSWD", special)
     monkeypatch.setenv("PWD", str(tmp_path))
     writer = TraceWriter(tmp_path, run_id="env")
-    writer.write_event(RunEvent("env", 0, "tool_result", payload={"out": f"cwd {tmp_path} token {value}!"}))
+    payload = {
+        "out": f"cwd {tmp_path} token {value}!",
+        "db": special,
+        "url": f"db?p={quote(special, safe='')}&x",
+    }
+    writer.write_event(RunEvent("env", 0, "tool_result", payload=payload))
     writer.close()
     line = (writer.run_dir / "events.jsonl").read_text(encoding="utf-8")
-    assert value not in line
+    assert value not in line and not [form for form in spellings(special) if form in line]
     assert f"cwd {tmp_path} token [REDACTED]!" in line
+    assert json.loads(line)["payload"]["url"] == "db?p=[REDACTED]&x"
