@@ -123,7 +123,7 @@ class Redactor:
         """The slow path: mask JSON data value by value (used only if a line mask broke the JSON)."""
         if isinstance(value, dict):
             return {
-                key: self.mask if _secret_field(key, item) else self._mask_walk(item)
+                self._mask_walk(key): self.mask if _secret_field(key, item) else self._mask_walk(item)
                 for key, item in value.items()
             }
         if isinstance(value, list):

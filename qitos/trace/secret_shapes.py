@@ -21,10 +21,10 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-# What may stand right before a shape: anything but a letter or digit (so "OPENAI_KEY_sk-..." and
-# "key=sk-..." are found, "task-..." is not), a URL-encoded byte ("%20sk-...") or a JSON escape
-# ("\\nsk-...").
-_LEFT = r"(?:(?<![A-Za-z0-9].)|(?<=%[0-9A-Fa-f]{2}.)|(?<=\\[nrtbf].))"
+# What may stand right before a shape: anything but a letter, a digit or a backslash (so
+# "OPENAI_KEY_sk-..." and "key=sk-..." are found, "task-..." is not, and a shape never starts with
+# the letter of a JSON escape), a URL-encoded byte ("%20sk-...") or a JSON escape ("\\nsk-...").
+_LEFT = r"(?:(?<![A-Za-z0-9\\].)|(?<=%[0-9A-Fa-f]{2}.)|(?<=\\[nrtbf].))"
 _B64URL = r"[A-Za-z0-9_\-]"
 # A token character of an Authorization value, also URL-encoded (%2B, %2F, %3D).
 _TOKEN = r"(?:[A-Za-z0-9._~+/\-]|%[0-9A-Fa-f]{2})"
@@ -106,7 +106,7 @@ _OTHER = [
     r"(?<=SharedAccessSignature=)[A-Za-z0-9%+/=&.\-]{16,}",
     r"(?<=hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,}",  # Slack webhooks
     r"(?<=/api/webhooks/)[0-9]+/[A-Za-z0-9_\-]{40,}",  # Discord webhooks
-    r"(?<![0-9a-f])[0-9a-f]{32}-us[0-9]{1,2}(?![0-9])",  # Mailchimp
+    r"(?:(?<![0-9a-f])|(?<=\\[nrtbf]))[0-9a-f]{32}-us[0-9]{1,2}(?![0-9])",  # Mailchimp
     r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,}",  # Terraform Cloud
 ]
 _SHAPES = re.compile(
@@ -115,7 +115,8 @@ _SHAPES = re.compile(
 
 # Values of an Authorization header written out: "Bearer <token>", "Basic <base64 user:pass>".
 _AUTH_SCHEME = re.compile(
-    rf"(?<![A-Za-z0-9])(?P<scheme>bearer|basic){_SPACE}(?P<value>{_TOKEN}{{8,}}{_PAD})", re.IGNORECASE
+    rf"(?:(?<![A-Za-z0-9\\])|(?<=\\[nrtbf]))(?P<scheme>bearer|basic){_SPACE}(?P<value>{_TOKEN}{{8,}}{_PAD})",
+    re.IGNORECASE,
 )
 _PEM = re.compile(
     r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
@@ -217,7 +218,7 @@ def _runs(line: str) -> Iterator[tuple[int, int]]:
 # Base64 keys with no prefix, told by their exact length inside a run: AWS secret access keys (40
 # characters, mixed case and digits) and Azure storage account keys (86 + "==").
 _BASE64_PIECE = re.compile(
-    r"(?:(?<![A-Za-z0-9+/])|(?<=\\[nrtbf]))[A-Za-z0-9+/]{40}(?:[A-Za-z0-9+/]{46}==)?(?![A-Za-z0-9+/])"
+    r"(?:(?<![A-Za-z0-9+/\\])|(?<=\\[nrtbf]))[A-Za-z0-9+/]{40}(?:[A-Za-z0-9+/]{46}==)?(?![A-Za-z0-9+/])"
 )
 
 
