@@ -5,6 +5,7 @@ bounded the ways a secret is bounded in text."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -84,3 +85,36 @@ def test_masked_line_is_valid_json_and_holds_no_secret(value: Any) -> None:
     for name, secret, _ in SAMPLES:
         if any(form in json.dumps(value, ensure_ascii=False) for form in spellings(secret)):
             assert not [form for form in spellings(secret) if form in line], name
+
+
+# What panes need, generated: digests, uuids, ids, counts, timestamps, token words.
+_hex = st.text("0123456789abcdef", min_size=1, max_size=80)
+benign_text = st.one_of(
+    st.uuids().map(str),
+    st.binary(min_size=32, max_size=32).map(lambda b: hashlib.sha256(b).hexdigest()),
+    st.binary(min_size=20, max_size=20).map(lambda b: hashlib.sha1(b).hexdigest()),
+    _hex.map(lambda h: f"request_{h}"),
+    _hex.map(lambda h: f"rec_{h}"),
+    st.datetimes().map(lambda d: d.isoformat()),
+    st.integers(0, 10**9).map(lambda n: f"max_tokens: {n}, prompt_tokens={n}"),
+    st.integers(0, 10**6).map(lambda n: f"qitos_20261201_{n:06d}_430943"),
+    st.sampled_from(["tokenizer", "tokens", "keyboard", "author", "monkey", "the key idea", "session plan"]),
+)
+benign = st.recursive(
+    st.one_of(benign_text, st.integers(), st.booleans(), st.none()),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(
+            st.sampled_from(["record_id", "request_id", "run_id", "usage", "total_tokens", "digest", "text"]),
+            inner,
+            max_size=4,
+        ),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(benign)
+def test_what_the_panes_need_comes_through_unchanged(value: Any) -> None:
+    assert json.loads(REDACTOR.to_json_line(value)) == value
