@@ -228,3 +228,19 @@ def test_on_error_hooks_get_the_masked_error() -> None:
     assert result.status == "failed" and recorder.errors
     text = json.dumps(recorder.errors) + json.dumps([e.to_dict() for e in recorder.events])
     assert TOKEN not in text and "upstream refused [REDACTED]" in text
+
+
+def test_data_json_cannot_hold_is_still_written() -> None:
+    """A cycle, nesting too deep for the encoder, a tuple key: the event is written, those parts
+    as text, never lost."""
+    cycle: list[Any] = [1]
+    cycle.append(cycle)
+    deep: list[Any] = []
+    cur = deep
+    for _ in range(5000):
+        cur.append([])
+        cur = cur[0]
+    redactor = Redactor(env={})
+    assert json.loads(redactor.to_json_line({"x": cycle})) == {"x": [1, "<cycle: list>"]}
+    assert "nested deeper than" in redactor.to_json_line({"deep": deep})
+    assert json.loads(redactor.to_json_line({("a", 1): TOKEN})) == {"('a', 1)": MASK}
