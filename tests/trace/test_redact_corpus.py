@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from secret_corpus import LOOKALIKES, SAMPLES, contexts, spellings
 
 from qitos import Action, AgentModule, Decision, StateSchema, ToolRegistry, tool
 from qitos.engine.engine import Engine
@@ -21,7 +22,6 @@ from qitos.engine.runtime import RuntimeBudget
 from qitos.trace.events import RunEvent
 from qitos.trace.redact import Redactor
 from qitos.trace.writer import TraceWriter
-from tests.trace.secret_corpus import LOOKALIKES, SAMPLES, contexts, spellings
 
 
 def test_corpus_sizes() -> None:

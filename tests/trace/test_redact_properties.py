@@ -11,9 +11,9 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from secret_corpus import SAMPLES, spellings
 
 from qitos.trace.redact import Redactor
-from tests.trace.secret_corpus import SAMPLES, spellings
 
 
 class _Strict(Redactor):
