@@ -57,7 +57,6 @@ class Redactor:
         literals.update(quote(secret, safe="") for secret in values)  # as a URL or form holds it
         self._literals = sorted(literals, key=len, reverse=True)
         self._secret_count = len(values)
-        self._quoted_mask = json.dumps(mask)
 
     @property
     def secret_count(self) -> int:
@@ -80,17 +79,7 @@ class Redactor:
 
     def to_json_line(self, value: Any) -> str:
         """``value`` as one JSON text (no newline) with every secret masked — what a trace line holds."""
-        try:
-            text = _ENCODER.encode(value)
-        except (RecursionError, TypeError):  # a cycle, deep nesting, a tuple key: written as text
-            text = _ENCODER.encode(_bounded(value))
-        masked = self.mask_line(text)
-        if masked is not text:
-            try:
-                json.loads(masked)
-            except ValueError:  # a mask cut JSON syntax (a bug): mask value by value instead
-                return json.dumps(self._mask_walk(json.loads(text)), ensure_ascii=False)
-        return masked
+        return self._masked(value)[0]
 
     def mask_event(self, event: RunEvent) -> tuple[RunEvent, str]:
         """The masked event and its trace line: the one redaction every consumer of an event shares.
@@ -98,8 +87,8 @@ class Redactor:
         The event is parsed back from the line, so what hooks and live panes see is what the trace
         holds and what a replay reads: the same masks, tuples as lists, objects as their text.
         """
-        line = self.to_json_line(event.to_dict())
-        return RunEvent.from_dict(json.loads(line)), line
+        line, data = self._masked(event.to_dict())
+        return RunEvent.from_dict(json.loads(line) if data is None else data), line
 
     def redact(self, value: Any) -> Any:
         """A copy of JSON-like ``value`` with secrets masked, as JSON data (never mutated)."""
@@ -111,6 +100,21 @@ class Redactor:
         return masked if isinstance(masked, str) else self.mask
 
     # -- internals --------------------------------------------------------------------------
+
+    def _masked(self, value: Any) -> tuple[str, Any]:
+        """The masked JSON text of ``value``, and its data when masking parsed it already (None)."""
+        try:
+            text = _ENCODER.encode(value)
+        except (RecursionError, TypeError):  # a cycle, deep nesting, a tuple key: written as text
+            text = _ENCODER.encode(_bounded(value))
+        masked = self.mask_line(text)
+        if masked is text:
+            return text, None
+        try:
+            return masked, json.loads(masked)
+        except ValueError:  # a mask cut JSON syntax (a bug): mask value by value instead
+            data = self._mask_walk(json.loads(text))
+            return json.dumps(data, ensure_ascii=False), data
 
     def _literal_spans(self, line: str) -> list[tuple[int, int, str]]:
         spans = []

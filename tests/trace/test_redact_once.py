@@ -244,3 +244,15 @@ def test_data_json_cannot_hold_is_still_written() -> None:
     assert json.loads(redactor.to_json_line({"x": cycle})) == {"x": [1, "<cycle: list>"]}
     assert "nested deeper than" in redactor.to_json_line({"deep": deep})
     assert json.loads(redactor.to_json_line({("a", 1): TOKEN})) == {"('a', 1)": MASK}
+
+
+def test_a_mask_that_broke_the_line_falls_back_to_masking_value_by_value() -> None:
+    """Should a mask ever cut JSON syntax, the line is still valid and still holds no secret."""
+
+    class Breaking(Redactor):
+        def mask_line(self, line: str) -> str:
+            masked = super().mask_line(line)
+            return masked if masked is line else masked + "]"  # a mask that broke the line
+
+    line = Breaking(env={}).to_json_line({"a": f"x {TOKEN}", "n": 3, "api_key": "v", "ok": "fine"})
+    assert json.loads(line) == {"a": MASK, "n": 3, "api_key": MASK, "ok": "fine"}
