@@ -68,7 +68,12 @@ class AsyncEngine(Generic[StateT, ObservationT, ActionT]):
         hook = _StreamHook(stream, agent_id)
         self._stream = stream
         self._engine.register_hook(hook)
-        stream.emit(EngineEvent(EngineEventType.RUN_START, agent_id=agent_id, payload={"task": str(task)}))
+        # The stream's own events carry run data too (the task, the final result, an error): they
+        # are masked with the redactor the run's events are masked with.
+        redact = self._engine.redactor_for(self._engine.trace_writer).redact
+        stream.emit(
+            EngineEvent(EngineEventType.RUN_START, agent_id=agent_id, payload=redact({"task": str(task)}))
+        )
 
         def work() -> EngineResult[StateT]:
             try:
@@ -101,17 +106,20 @@ class AsyncEngine(Generic[StateT, ObservationT, ActionT]):
             self._engine.request_cancel()  # the worker thread is still running: ask it to stop
         if future.cancelled() or future.exception() is not None:
             exc = None if future.cancelled() else future.exception()
-            message = "cancelled" if exc is None else f"{type(exc).__name__}: {exc}"
+            redactor = self._engine.redactor_for(self._engine.trace_writer)
+            message = "cancelled" if exc is None else redactor.redact_text(f"{type(exc).__name__}: {exc}")
             stream.emit(EngineEvent(EngineEventType.ERROR, agent_id=agent_id, ok=False, error=message))
             stream.emit(EngineEvent(EngineEventType.RUN_END, agent_id=agent_id, ok=False, error=message))
         else:
             result = future.result()
-            payload = {
-                "status": result.status,
-                "stop_reason": result.stop_reason,
-                "final_result": result.final_result,
-                "steps": result.step_count,
-            }
+            payload = self._engine.redactor_for(self._engine.trace_writer).redact(
+                {
+                    "status": result.status,
+                    "stop_reason": result.stop_reason,
+                    "final_result": result.final_result,
+                    "steps": result.step_count,
+                }
+            )
             stream.emit(
                 EngineEvent(
                     EngineEventType.RUN_END, step_id=result.step_count, agent_id=agent_id, payload=payload

@@ -50,6 +50,7 @@ from qitos.trace.events import (
     RunEvent,
     utc_now,
 )
+from qitos.trace.redact import Redactor
 
 StateT = TypeVar("StateT")
 ObservationT = TypeVar("ObservationT")
@@ -130,6 +131,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         self._run: RunState | None = None
         self._busy = threading.Lock()  # one run at a time per Engine (the request builder is per run)
         self._finalised_writers: set[int] = set()
+        self._own_redactor: Redactor | None = None
 
     # ----------------------------------------------------------------- hooks and cancellation
     def register_hook(self, hook: Any) -> None:
@@ -285,9 +287,10 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         error: str | None = None,
         step_id: int | None = None,
     ) -> RunEvent:
-        """The one place every RunEvent goes through: result events, trace writer, hooks' on_event."""
+        """The one place every RunEvent goes through, masked once: the trace writer, hooks' on_event
+        (the TUI's live tap included) and ``EngineResult.events`` all get the same masked event."""
         writer = run.writer
-        event = RunEvent(
+        raw = RunEvent(
             run_id=run.run_id,
             step_id=run.step_count if step_id is None else step_id,
             phase=phase,
@@ -296,12 +299,17 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             error=error,
             ts=writer.clock() if writer is not None else utc_now(),
         )
+        redactor = self.redactor_for(writer)
+        event, line = redactor.mask_event(raw)
         with run.lock:
             run.events.append(event)
             if phase == "error":
-                run.failures.append(payload)
+                run.failures.append(event.payload)
             if writer is not None and not run.closed:
-                writer.write_event(event)
+                if getattr(writer, "redactor", None) is redactor and hasattr(writer, "write_masked"):
+                    writer.write_masked(event, line)  # masked already: written as is, no second pass
+                else:
+                    writer.write_event(event)
         for hook in self.hooks:
             on_event = getattr(hook, "on_event", None)
             if on_event is None:
@@ -313,6 +321,16 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
                 self.hook_errors.append(message)
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
         return event
+
+    def redactor_for(self, writer: Any = None) -> Redactor:
+        """The Redactor events are masked with: the trace writer's (so its extra secrets count
+        everywhere), or one of this Engine's own, reading the environment when first needed."""
+        found = getattr(writer, "redactor", None)
+        if isinstance(found, Redactor):
+            return found
+        if self._own_redactor is None:
+            self._own_redactor = Redactor()
+        return self._own_redactor
 
     def _call_hooks(self, name: str, run: RunState, phase: str, **extra: Any) -> None:
         """Call the upstream hook(s) for this point (``on_before_phase`` at DECIDE is ``on_before_decide``)."""
@@ -504,8 +522,9 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
     def _report_error(self, run: RunState, exc: QitosRuntimeError, *, retrying: bool) -> None:
         payload = exc.info.to_dict()
         payload["retrying"] = retrying
-        self._emit(run, "error", payload, ok=False, error=exc.info.message)
-        self._call_hooks("on_error", run, exc.info.phase, error=payload, exception=exc)
+        event = self._emit(run, "error", payload, ok=False, error=exc.info.message)
+        # Hooks get the masked payload, as on_event does.
+        self._call_hooks("on_error", run, exc.info.phase, error=event.payload, exception=exc)
 
     def _fatal(self, run: RunState, phase: str, message: str, *, state: bool = False) -> None:
         cls = StateExecutionError if state else SystemExecutionError

@@ -1,96 +1,44 @@
-"""Secret redaction for traces: API keys, bearer tokens and secret environment values never reach disk."""
+"""Secret redaction: one masking pass over an event's JSON line, whose result every consumer gets.
+
+What is masked (values, never meaning; this is no DLP system, and a secret in a shape nobody knows
+can get through):
+
+- the values of secret-named environment variables present when the Redactor is made, wherever
+  they appear (:mod:`qitos.trace.secret_names` says which names);
+- well-known credential shapes wherever they stand, glued to a word or URL-encoded
+  (:mod:`qitos.trace.secret_shapes`);
+- the values of secret-named fields: JSON keys (also in JSON held in a string), header pairs,
+  ``NAME=value`` text (:mod:`qitos.trace.secret_fields`).
+
+The Engine masks each event once, when it is emitted (:meth:`Redactor.mask_event`): the trace
+writer writes the masked line, and hooks, live panes, ``EngineResult.events`` and exports get the
+event parsed back from it — the same data a replay of the trace reads.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
 from typing import Any
+from urllib.parse import quote
+
+from qitos.trace.events import RunEvent
+from qitos.trace.secret_fields import backslashes_before, field_spans
+from qitos.trace.secret_names import is_secret_env_name, is_secret_name
+from qitos.trace.secret_shapes import shape_spans
+
+__all__ = ["MASK", "Redactor", "is_secret_env_name", "is_secret_name"]
 
 MASK = "[REDACTED]"
 
-# Environment variable names that hold secrets. TOKEN, SECRET, PASSWORD and CREDENTIAL count
-# anywhere in the name (GH_TOKEN, DBPASSWORD); KEY and AUTH only as a word or suffix (OPENAI_API_KEY,
-# OPENAIKEY, X_AUTH) so KEYBOARD_LAYOUT stays visible. Over-matching only masks a harmless value.
-_SECRET_ENV_NAME = re.compile(
-    r"TOKEN|SECRET|PASSW(?:OR)?D|PASSPHRASE|CREDENTIAL|KEY(?:$|_)|(?:^|_)AUTH(?:$|_)",
-    re.IGNORECASE,
-)
-# Names matched by the pattern above that never hold secrets.
-_NOT_SECRET_ENV_NAMES = frozenset({"TOKENIZERS_PARALLELISM", "KEYTIMEOUT", "SSH_AUTH_SOCK"})
-
-# Values shorter than this are not masked: masking "1" or "true" everywhere would wreck a trace
-# and such values are not secrets worth the name.
+# Values shorter than this are not masked as literals: masking "1" or "true" everywhere would
+# wreck a trace, and such values are not secrets worth the name.
 _MIN_SECRET_LEN = 8
-
-# Well-known credential shapes, masked wherever they appear in any string: OpenAI-style keys
-# (sk-..., sk-proj-...), Authorization header values (Bearer ...), GitHub, Slack, AWS and Google
-# keys. The pattern starts with a one-character class and checks the word boundary behind it, so the
-# regex engine skips most positions with one cheap test: about 5 ns a character here, against 25 ns
-# for the plain alternation of `\b...` branches. Every event line goes through it.
-_CREDENTIAL_SHAPES = re.compile(
-    r"[sBbgxA](?<=\b[sBbgxA])(?:"
-    r"k-[A-Za-z0-9_\-]{16,}"
-    r"|(?<=[Bb])[Ee][Aa][Rr][Ee][Rr]\s+[A-Za-z0-9._~+/\-]{8,}=*"
-    r"|h[pousr]_[A-Za-z0-9]{20,}"
-    r"|ox[abprs]-[A-Za-z0-9\-]{10,}"
-    r"|KIA[0-9A-Z]{16}\b"
-    r"|Iza[0-9A-Za-z_\-]{35}\b"
-    r")"
-)
-
-# Dict keys whose values are secrets whatever they look like (compared lower-case, '-' as '_').
-SECRET_KEYS: frozenset[str] = frozenset(
-    {
-        "api_key",
-        "apikey",
-        "x_api_key",
-        "authorization",
-        "proxy_authorization",
-        "password",
-        "passwd",
-        "passphrase",
-        "token",
-        "access_token",
-        "refresh_token",
-        "id_token",
-        "auth_token",
-        "bearer_token",
-        "secret",
-        "client_secret",
-        "secret_key",
-        "private_key",
-        "credentials",
-    }
-)
-
-
-# Every secret key name holds one of these; a substring test on them rules out most lines at C
-# speed before the (slower) key pattern runs.
-_KEY_PARTS = ("key", "token", "auth", "pass", "secret", "credential")
-assert all(any(part in key for part in _KEY_PARTS) for key in SECRET_KEYS)
-
-# A secret-named key as it appears in serialised JSON (any case, '-' or '_').
-_SECRET_KEY_IN_JSON = re.compile(
-    '"(?:' + "|".join(re.escape(key).replace("_", "[-_]") for key in sorted(SECRET_KEYS)) + ')"\\s*:',
-    re.IGNORECASE,
-)
-
-
-def is_secret_env_name(name: str) -> bool:
-    """Whether an environment variable's name says it holds a secret."""
-    return name.upper() not in _NOT_SECRET_ENV_NAMES and bool(_SECRET_ENV_NAME.search(name))
-
-
-@lru_cache(maxsize=4096)  # keys repeat from event to event; the cache keeps the walk cheap
-def _is_secret_key(key: str) -> bool:
-    return key.lower().replace("-", "_") in SECRET_KEYS
 
 
 class Redactor:
-    """Masks secrets in JSON-like data: secret env values, credential patterns and secret-named keys."""
+    """Masks secrets in JSON-like data: secret env values, credential shapes and secret-named fields."""
 
     def __init__(
         self,
@@ -103,12 +51,10 @@ class Redactor:
         values = {v for k, v in environ.items() if is_secret_env_name(k) and len(v) >= _MIN_SECRET_LEN}
         values.update(s for s in extra_secrets if s and len(s) >= _MIN_SECRET_LEN)
         self.mask = mask
-        # Literal secrets longest first (a secret that contains another is masked whole), each also
-        # in its JSON-escaped spelling so a serialised line can be masked in one pass.
-        literals: set[str] = set()
-        for secret in values:
-            literals.add(secret)
-            literals.add(json.dumps(secret, ensure_ascii=False)[1:-1])
+        # Literal secrets longest first (a secret that contains another is masked whole), each
+        # in the spellings a JSON line holds it in.
+        literals = {json.dumps(secret, ensure_ascii=False)[1:-1] for secret in values}
+        literals.update(quote(secret, safe="") for secret in values)  # as a URL or form holds it
         self._literals = sorted(literals, key=len, reverse=True)
         self._secret_count = len(values)
 
@@ -117,91 +63,145 @@ class Redactor:
         """How many literal secret values (from the environment and extras) this redactor masks."""
         return self._secret_count
 
-    def redact_text(self, text: str) -> str:
-        """The string with every known secret and credential-shaped substring masked."""
-        if len(text) < _MIN_SECRET_LEN:
-            return text  # shorter than any secret or credential shape we mask
-        for secret in self._literals:
-            if secret in text:  # a substring test is far cheaper than a regex over every line
-                text = text.replace(secret, self.mask)
-        return _CREDENTIAL_SHAPES.sub(self.mask, text)
+    # -- the one pass -----------------------------------------------------------------------
+
+    def mask_line(self, line: str) -> str:
+        """One JSON text with every secret masked; still valid JSON (masks never cut an escape)."""
+        lowered = line.lower()
+        if len(lowered) != len(line):  # a few non-ASCII letters lower-case to two characters
+            lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in line)
+        spans: list[tuple[int, int, str]] = [(a, b, self.mask) for a, b in shape_spans(line, lowered)]
+        spans.extend(field_spans(line, lowered, self.mask))
+        spans.extend(self._literal_spans(line))
+        if not spans:
+            return line
+        return _apply(line, spans)
 
     def to_json_line(self, value: Any) -> str:
-        """``value`` as one JSON text (no newline) with every secret masked — the writer's fast path.
+        """``value`` as one JSON text (no newline) with every secret masked — what a trace line holds."""
+        return self._masked(value)[0]
 
-        Secret-named keys are masked on the data; everything else on the serialised text in one
-        pass. The masks never touch JSON syntax: credential shapes contain no quote or backslash,
-        and literal secrets are matched in their JSON-escaped spelling.
+    def mask_event(self, event: RunEvent) -> tuple[RunEvent, str]:
+        """The masked event and its trace line: the one redaction every consumer of an event shares.
+
+        The event is parsed back from the line, so what hooks and live panes see is what the trace
+        holds and what a replay reads: the same masks, tuples as lists, objects as their text.
         """
-        text = json.dumps(value, ensure_ascii=False, default=_printable)
-        # Walking the data for secret-named keys costs more than serialising it, and such keys are
-        # rare: look for one in the text first, and walk only when there is one.
-        lowered = text.lower()
-        if any(part in lowered for part in _KEY_PARTS) and _SECRET_KEY_IN_JSON.search(text):
-            text = json.dumps(self._mask_secret_keys(value), ensure_ascii=False, default=_printable)
-        return self.redact_text(text)
-
-    def _mask_secret_keys(self, value: Any) -> Any:
-        """``value`` with the values of secret-named keys masked; unchanged containers are reused."""
-        if isinstance(value, dict):
-            out: dict[Any, Any] | None = None
-            for key, item in value.items():
-                if isinstance(key, str) and _is_secret_key(key) and item is not None and item != "":
-                    new: Any = self.mask
-                else:
-                    new = self._mask_secret_keys(item)
-                if new is not item and out is None:
-                    out = dict(value)
-                if out is not None:
-                    out[key] = new
-            return value if out is None else out
-        if isinstance(value, list | tuple):
-            items = [self._mask_secret_keys(item) for item in value]
-            if all(a is b for a, b in zip(items, value, strict=True)):
-                return value
-            return items
-        return value
+        line, data = self._masked(event.to_dict())
+        return RunEvent.from_dict(json.loads(line) if data is None else data), line
 
     def redact(self, value: Any) -> Any:
-        """A copy of JSON-like ``value`` with secrets masked; containers are rebuilt, never mutated."""
-        kind = type(value)
-        # Exact-type checks first: this runs for every value of every event written.
-        if kind is str:
-            return value if len(value) < _MIN_SECRET_LEN else self.redact_text(value)
-        if kind is dict or isinstance(value, Mapping):
-            out: dict[Any, Any] = {}
-            for key, item in value.items():
-                if isinstance(key, str):
-                    if _is_secret_key(key) and item is not None and item != "":
-                        out[self.redact_text(key)] = self.mask
-                        continue
-                    key = self.redact_text(key)
-                out[key] = self.redact(item)
-            return out
-        if kind is list or kind is tuple or isinstance(value, list | tuple | set | frozenset):
-            return [self.redact(item) for item in value]
-        if value is None or kind is bool or kind is int or kind is float:
-            return value
-        if isinstance(value, str):
-            return self.redact_text(str(value))
-        if isinstance(value, bytes | bytearray):
-            return self.redact_text(bytes(value).decode("utf-8", errors="replace"))
-        if value is None or isinstance(value, bool | int | float):
-            return value
-        # Anything else would be written with str() by the JSON encoder: redact that text now,
-        # or a secret inside an object's repr would slip through.
+        """A copy of JSON-like ``value`` with secrets masked, as JSON data (never mutated)."""
+        return json.loads(self.to_json_line(value))
+
+    def redact_text(self, text: str) -> str:
+        """The string with every secret masked."""
+        masked = self.redact(text)
+        return masked if isinstance(masked, str) else self.mask
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _masked(self, value: Any) -> tuple[str, Any]:
+        """The masked JSON text of ``value``, and its data when masking parsed it already (None)."""
         try:
-            text = str(value)
-        except Exception as exc:  # a broken __str__ must not lose the whole event
-            text = f"<unprintable {type(value).__name__}: {exc!r}>"
-        return self.redact_text(text)
+            text = _ENCODER.encode(value)
+        except (RecursionError, TypeError):  # a cycle, deep nesting, a tuple key: written as text
+            text = _ENCODER.encode(_bounded(value))
+        masked = self.mask_line(text)
+        if masked is text:
+            return text, None
+        try:
+            return masked, json.loads(masked)
+        except ValueError:  # a mask cut JSON syntax (a bug): mask value by value instead
+            data = self._mask_walk(json.loads(text))
+            return json.dumps(data, ensure_ascii=False), data
+
+    def _literal_spans(self, line: str) -> list[tuple[int, int, str]]:
+        spans = []
+        for secret in self._literals:
+            at = line.find(secret)  # a substring test is far cheaper than a regex over every line
+            while at >= 0:
+                if backslashes_before(line, at) % 2 == 0:  # not the letter of a JSON escape
+                    spans.append((at, at + len(secret), self.mask))
+                at = line.find(secret, at + 1)
+        return spans
+
+    def _mask_walk(self, value: Any) -> Any:
+        """The slow path: mask JSON data value by value (used only if a line mask broke the JSON)."""
+        if isinstance(value, dict):
+            return {
+                self._mask_walk(key): self.mask if _secret_field(key, item) else self._mask_walk(item)
+                for key, item in value.items()
+            }
+        if isinstance(value, list):
+            return [self._mask_walk(item) for item in value]
+        if isinstance(value, str):
+            try:
+                masked = json.loads(self.mask_line(json.dumps(value, ensure_ascii=False)))
+            except ValueError:
+                return self.mask
+            return masked if isinstance(masked, str) else self.mask
+        return value
 
 
-def _printable(value: Any) -> str:
-    """What the JSON encoder writes for an object it cannot encode: its text (redacted afterwards)."""
+def _secret_field(key: Any, value: Any) -> bool:
+    return isinstance(key, str) and is_secret_name(key) and value not in (None, "", True, False)
+
+
+def _apply(line: str, spans: list[tuple[int, int, str]]) -> str:
+    """``line`` with each span replaced; overlapping spans merge, the outermost replacement wins."""
+    spans.sort(key=lambda span: (span[0], -span[1]))
+    out: list[str] = []
+    done = 0
+    cur_start, cur_end, cur_text = spans[0]
+    for start, end, text in spans[1:]:
+        if start < cur_end:  # overlaps the current one: grow it (inner spans vanish into it)
+            cur_end = max(cur_end, end)
+            continue
+        out.append(line[done:cur_start])
+        out.append(cur_text)
+        done = cur_end
+        cur_start, cur_end, cur_text = start, end, text
+    out.append(line[done:cur_start])
+    out.append(cur_text)
+    out.append(line[cur_end:])
+    return "".join(out)
+
+
+def _printable(value: Any) -> Any:
+    """What the JSON encoder writes for an object it cannot encode: its text (masked afterwards)."""
     if isinstance(value, bytes | bytearray):
         return bytes(value).decode("utf-8", errors="replace")
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=repr)
     try:
         return str(value)
     except Exception as exc:  # noqa: BLE001 - a broken __str__ must not lose the whole event
         return f"<unprintable {type(value).__name__}: {exc!r}>"
+
+
+def _bounded(value: Any, depth: int = 0, seen: frozenset[int] = frozenset()) -> Any:
+    """``value`` with containers met again inside themselves, or nested deeper than
+    ``_MAX_DEPTH``, replaced by a short text, and keys JSON cannot hold as their text, so it can be
+    written (an event is never lost)."""
+    if isinstance(value, dict | list | tuple):
+        if id(value) in seen:
+            return f"<cycle: {type(value).__name__}>"
+        if depth >= _MAX_DEPTH:
+            return f"<nested deeper than {_MAX_DEPTH}: {type(value).__name__}>"
+        inner = seen | {id(value)}
+        if isinstance(value, dict):
+            return {_key(key): _bounded(item, depth + 1, inner) for key, item in value.items()}
+        return [_bounded(item, depth + 1, inner) for item in value]
+    return value
+
+
+def _key(key: Any) -> Any:
+    return key if key is None or isinstance(key, str | int | float | bool) else _printable(key)
+
+
+_MAX_DEPTH = 200
+# One encoder for every line: json.dumps with options builds a new encoder per call, which costs
+# more than encoding a small event. It does not track containers to detect cycles (12% of the
+# encoding time): a cycle recurses until RecursionError, and the value is then written bounded.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=_printable, check_circular=False)

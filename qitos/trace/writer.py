@@ -95,11 +95,22 @@ class TraceWriter:
         """Append one event as one redacted ``events.jsonl`` line and flush it."""
         if not isinstance(event, RunEvent):
             raise TypeError(f"write_event takes a RunEvent, not {type(event).__name__}")
-        line = self.redactor.to_json_line(event.to_dict()) + "\n"
+        self._append_event(self.redactor.to_json_line(event.to_dict()))
+
+    def write_masked(self, event: RunEvent, line: str) -> None:
+        """Append an event already masked by this writer's redactor, as its line from
+        :meth:`Redactor.mask_event` (the Engine's path: the event is masked once, not twice)."""
+        if not isinstance(event, RunEvent):
+            raise TypeError(f"write_masked takes a RunEvent, not {type(event).__name__}")
+        if not isinstance(line, str) or "\n" in line:
+            raise ValueError("write_masked takes the event's one-line JSON text")
+        self._append_event(line)
+
+    def _append_event(self, line: str) -> None:
         with self._mutex:
             self._reopen_if_finalized()
             assert self._events is not None
-            self._events.write(line)
+            self._events.write(line + "\n")
             self._events.flush()
             self.event_count += 1
 

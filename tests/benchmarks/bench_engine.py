@@ -1,8 +1,14 @@
 """Engine overhead per step with a scripted model, without and with tracing (medians of several runs).
 
-Run: ``python tests/benchmarks/bench_engine.py`` (aims: < 0.5 ms/step untraced, < 2 ms/step traced).
-The model is the offline ScriptedModel; the tool is trivial; so the time measured is the Engine's
-own work per step: request building, events, parsing, tool dispatch, reduce, diffs, stop checks.
+Run: ``python tests/benchmarks/bench_engine.py`` (aims: < 0.5 ms/step untraced, < 2 ms/step traced,
+trace writing < 1 ms/step). The model is the offline ScriptedModel; the tool is trivial; so the time
+measured is the Engine's own work per step: request building, events, parsing, tool dispatch,
+reduce, diffs, stop checks.
+
+Trace writing counts everything between an event and its line on disk: masking it (the one
+redaction pass, in ``Engine._emit``), parsing the masked line back into the event every consumer
+gets, and appending the lines. Beside it, measured in the same run on the same events: the floor
+(``json.dumps`` + append + flush of each event, no masking, no parse) and the masking pass alone.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from qitos import AgentModule, Decision, Engine, StateSchema, ToolRegistry, tool
 from qitos.engine.runtime import RuntimeBudget  # noqa: E402
 from qitos.kit.parser import JsonDecisionParser  # noqa: E402
 from qitos.models.scripted import ScriptedModel  # noqa: E402
+from qitos.trace.events import RunEvent  # noqa: E402
 from qitos.trace.writer import TraceWriter  # noqa: E402
 
 STEPS = 100
@@ -62,49 +69,80 @@ class BenchAgent(AgentModule):
 
 
 class Timed:
-    """Wraps a callable and adds its wall time to a shared counter."""
+    """Wraps a callable and adds its wall time (and its thread's CPU time, under ``key + "_cpu"``)
+    to shared counters. The CPU time is what the work costs when other processes share the cores."""
 
     def __init__(self, fn: Any, totals: dict[str, float], key: str) -> None:
         self.fn, self.totals, self.key = fn, totals, key
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         try:
             return self.fn(*args, **kwargs)
         finally:
             self.totals[self.key] += time.perf_counter() - start
+            self.totals[self.key + "_cpu"] += time.thread_time() - cpu
 
 
-def one_run(trace_dir: Path | None) -> tuple[float, float, float, float]:
-    """(total, request building, model, trace writing) milliseconds per step of one STEPS-step run."""
-    totals = {"build": 0.0, "model": 0.0, "write": 0.0}
+def one_run(trace_dir: Path | None) -> tuple[float, ...]:
+    """(total, request building, model, trace writing, floor, masking, and trace writing and floor
+    in CPU time) ms per step of one STEPS-step run."""
+    totals = {key: 0.0 for key in ("build", "model", "write", "mask", "write_cpu", "mask_cpu")}
+    totals.update(build_cpu=0.0, model_cpu=0.0)
     model = ScriptedModel(lambda messages: REPLY)
     model.complete = Timed(model.complete, totals, "model")  # type: ignore[method-assign]
     agent = BenchAgent(
         tool_registry=ToolRegistry().register(bump), llm=model, model_parser=JsonDecisionParser()
     )
     writer = TraceWriter(trace_dir) if trace_dir is not None else None
-    if writer is not None:
-        writer.write_event = Timed(writer.write_event, totals, "write")  # type: ignore[method-assign]
-        writer.write_step = Timed(writer.write_step, totals, "write")  # type: ignore[method-assign]
     engine = Engine(agent, budget=RuntimeBudget(max_steps=STEPS), trace_writer=writer)
+    redactor = engine.redactor_for(writer)
+    # Masking an event (and parsing it back) is part of writing it; untraced runs mask too (hooks
+    # and the result get masked events), so it is timed in both.
+    redactor.mask_event = Timed(redactor.mask_event, totals, "mask")  # type: ignore[method-assign]
+    if writer is not None:
+        for name in ("write_event", "write_masked", "write_step"):
+            setattr(writer, name, Timed(getattr(writer, name), totals, "write"))
     builder = engine.request_builder
     builder.build = Timed(builder.build, totals, "build")  # type: ignore[method-assign]
     start = time.perf_counter()
     result = engine.run("count")
     elapsed = time.perf_counter() - start
     assert result.step_count == STEPS and result.state.total == STEPS, result.stop_reason
-    per_step = [elapsed, totals["build"], totals["model"], totals["write"]]
+    floor, floor_cpu = floor_seconds(result.events, trace_dir) if trace_dir is not None else (0.0, 0.0)
+    writing = totals["write"] + totals["mask"]
+    writing_cpu = totals["write_cpu"] + totals["mask_cpu"]
+    per_step = [
+        elapsed,
+        totals["build"],
+        totals["model"],
+        writing,
+        floor,
+        totals["mask"],
+        writing_cpu,
+        floor_cpu,
+    ]
     return tuple(value * 1000 / STEPS for value in per_step)  # type: ignore[return-value]
 
 
-def medians(trace: bool) -> tuple[float, float, float, float]:
-    """Median total / request-building / model / writing ms per step over RUNS runs (after a warm-up)."""
+def floor_seconds(events: list[RunEvent], folder: Path) -> tuple[float, float]:
+    """Wall and CPU seconds to write the same events with no masking: ``json.dumps`` + append +
+    flush each."""
+    start, cpu = time.perf_counter(), time.thread_time()
+    with (folder / "floor.jsonl").open("a", encoding="utf-8") as fh:
+        for event in events:
+            fh.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+            fh.flush()
+    return time.perf_counter() - start, time.thread_time() - cpu
+
+
+def medians(trace: bool) -> tuple[float, ...]:
+    """Median of each :func:`one_run` figure over RUNS runs (after a warm-up)."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) if trace else None
         one_run(folder)
         runs = [one_run(folder) for _ in range(RUNS)]
-    return tuple(statistics.median(r[i] for r in runs) for i in range(4))  # type: ignore[return-value]
+    return tuple(statistics.median(r[i] for r in runs) for i in range(len(runs[0])))
 
 
 def main() -> int:
@@ -112,13 +150,19 @@ def main() -> int:
     (the context layer's RequestView work, measured by bench_request_view.py)."""
     print(f"engine overhead per step, {STEPS}-step runs, median of {RUNS}, scripted model + JSON parser:")
     for label, trace, aim in (("no tracing", False, 0.5), ("tracing   ", True, 2.0)):
-        total, build, model, write = medians(trace)
+        total, build, model, write, floor, mask, write_cpu, floor_cpu = medians(trace)
         own = total - build - model
-        writing = f", of which trace writing {write:.3f}" if trace else ""
+        writing = f", of which masking events {mask:.3f}"
         print(
             f"  {label}: engine {own:.3f} ms/step (aim < {aim} ms{writing}) | with request building"
             f" {total - model:.3f} | total incl. scripted model {total:.3f}"
         )
+        if trace:
+            print(
+                f"  trace writing: {write:.3f} ms/step, CPU {write_cpu:.3f} (aim < 1 ms; masking +"
+                f" parse-back {mask:.3f}) | floor, json.dumps + append + flush of the same events:"
+                f" {floor:.3f} ms/step, CPU {floor_cpu:.3f}"
+            )
     return 0
 
 

@@ -133,8 +133,8 @@ def test_json_line_masks_like_redact_and_stays_valid_json() -> None:
     assert parsed["nested"][0]["api_key"] == MASK and parsed["tuple"][1] == 3
 
 
-def test_json_line_reuses_untouched_data() -> None:
-    """Data with no secret-named key is serialised as is: no copy is made of it."""
+def test_line_with_nothing_to_mask_is_returned_as_is() -> None:
+    """A line with no secret is not rebuilt: the masking pass hands back the very same string."""
     redactor = Redactor({})
-    data = {"a": [1, {"b": "c"}]}
-    assert redactor._mask_secret_keys(data) is data
+    line = '{"a": [1, {"b": "c"}], "usage": {"prompt_tokens": 5, "max_tokens": 9}}'
+    assert redactor.mask_line(line) is line

@@ -50,7 +50,13 @@ class LiveControlScreen(FeedingScreen):
             result = live.resume() if resume else live.start()
         except Exception as exc:  # the agent raised out of the Engine: show it, do not crash the UI
             detail = "".join(traceback.format_exception(exc))
-            self.post_message(RunCrashed(f"The agent raised {type(exc).__name__}: {exc}", detail))
+            title = f"The agent raised {type(exc).__name__}: {exc}"
+            # The message may quote a credential (a URL with a key, a rejected token): masked like
+            # the run's events are.
+            redactor = getattr(live.writer, "redactor", None)
+            if redactor is not None:
+                title, detail = redactor.redact_text(title), redactor.redact_text(detail)
+            self.post_message(RunCrashed(title, detail))
             return
         status = str(getattr(result, "status", "") or "")
         stop = getattr(result, "stop_reason", None)
