@@ -209,7 +209,8 @@ def test_values_of_secret_named_fields_are_masked_whatever_their_shape(value: An
 
 
 def test_on_error_hooks_get_the_masked_error() -> None:
-    """An error quoting a credential reaches on_error hooks masked, as it reaches on_event."""
+    """An error quoting a credential reaches the error hook (upstream's on_recover) masked, as it
+    reaches on_event."""
 
     class Failing(_LeakAgent):
         def decide(self, state: _State, observation: Any) -> Decision[Any]:
@@ -220,8 +221,8 @@ def test_on_error_hooks_get_the_masked_error() -> None:
             super().__init__()
             self.errors: list[Any] = []
 
-        def on_error(self, ctx: Any) -> None:
-            self.errors.append(ctx.payload["error"])
+        def on_recover(self, ctx: Any, engine: Any) -> None:
+            self.errors.append(ctx.payload)
 
     recorder = ErrorRecorder()
     result = Engine(Failing(tool_registry=ToolRegistry().register(leak)), hooks=[recorder]).run("t")

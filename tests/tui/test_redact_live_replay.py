@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from qitos import AgentModule, StateSchema, ToolRegistry, tool
+from qitos.kit.parser import JsonDecisionParser
 from qitos.models.scripted import ScriptedModel
-from qitos.parsing import JsonDecisionParser
 from tui import screenshots
 from tui.app import make_app
 from tui.live import LiveRun
