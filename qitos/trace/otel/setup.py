@@ -1,0 +1,57 @@
+"""The two ways in: export a recorded run directory, or build the hook that exports a live run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qitos.trace.otel.exporters import DEFAULT_TIMEOUT_SECONDS, JsonLinesExporter, otlp_http
+from qitos.trace.otel.pipeline import Batcher, Destination, ExportStats, OtelExport, export_events
+
+
+def destinations(
+    otlp_url: str | None, otlp_file: str | Path | None, *, timeout: float = DEFAULT_TIMEOUT_SECONDS
+) -> list[Destination]:
+    """A destination per target given: the collector's traces URL and/or an OTLP JSON lines file."""
+    out: list[Destination] = []
+    if otlp_url:
+        exporter = otlp_http(otlp_url, timeout=timeout)
+        out.append(Destination(getattr(exporter, "_endpoint", otlp_url), exporter))
+    if otlp_file:
+        out.append(Destination(str(otlp_file), JsonLinesExporter(otlp_file)))
+    if not out:
+        raise ValueError("nowhere to export to: give an OTLP URL or an OTLP JSON file")
+    return out
+
+
+def export_run(
+    run_dir: str | Path,
+    *,
+    otlp_url: str | None = None,
+    otlp_file: str | Path | None = None,
+    capture_content: bool = False,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+) -> tuple[ExportStats, list[str]]:
+    """Send a recorded run (ours or upstream's) as spans; returns the stats and the reader's notices."""
+    from qitos.trace.reader import TraceReader
+
+    with TraceReader(run_dir) as reader:
+        batcher = Batcher(destinations(otlp_url, otlp_file, timeout=timeout), capture_content=capture_content)
+        stats = export_events(reader.events(), batcher)
+        return stats, list(reader.notices)
+
+
+def live_export(
+    *,
+    otlp_url: str | None = None,
+    otlp_file: str | Path | None = None,
+    capture_content: bool = False,
+    agent_name: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+) -> OtelExport:
+    """An Engine hook exporting a live run as it happens (pass it in ``hooks=``; ``close()`` at the end)."""
+    batcher = Batcher(
+        destinations(otlp_url, otlp_file, timeout=timeout),
+        capture_content=capture_content,
+        agent_name=agent_name,
+    )
+    return OtelExport(batcher)
