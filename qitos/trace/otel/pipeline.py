@@ -13,7 +13,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from opentelemetry.sdk.resources import Resource
@@ -42,6 +42,9 @@ class Destination:
     sent: int = 0
     failed: int = 0
     last_error: str | None = None
+    failing: bool = False  # it has reported trouble (refused, timed out): not worth waiting for
+    reason: str | None = None  # the first warning of the send under way
+    closed: bool = False
 
 
 @dataclass
@@ -92,20 +95,33 @@ class _Collect(SpanProcessor):
         self.ended.append(span)
 
 
-class _ErrorCapture(logging.Handler):
-    """Remembers the exporters' latest warning (why a send failed), instead of printing it over a UI."""
+class _Router(logging.Handler):
+    """Hands the exporters' warnings (why a send failed) to the batcher sending on that thread.
+
+    Installed once on the exporters' logger; a batcher registers its thread only while it sends.
+    The warnings become the loss's reason on screen instead of text printed over a UI, and a
+    record no batcher claims goes on to the application's own handlers, if it has any.
+    """
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.last: str | None = None
-        self.failing = threading.Event()
+        self.routes: dict[int, Destination] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
-        try:
-            self.last = record.getMessage()[:300]
-        except Exception:  # noqa: BLE001 - a bad log record must not break the export
-            self.last = str(record.msg)[:300]
-        self.failing.set()
+        dest = self.routes.get(threading.get_ident())
+        if dest is None:
+            return
+        dest.failing = True
+        if dest.reason is None:  # the first warning says why; later ones say "retrying", "aborting"
+            try:
+                dest.reason = record.getMessage()[:_REASON_CHARS]
+            except Exception:  # noqa: BLE001 - a bad log record must not break the export
+                dest.reason = str(record.msg)[:_REASON_CHARS]
+
+
+_REASON_CHARS = 240
+_ROUTER = _Router()
+logging.getLogger(_EXPORTER_LOGGER).addHandler(_ROUTER)
 
 
 class Batcher:
@@ -131,15 +147,12 @@ class Batcher:
         self._provider.add_span_processor(self._collect)
         tracer = self._provider.get_tracer(SCOPE, _version())
         self.builder = SpanBuilder(tracer, capture_content=capture_content, agent_name=agent_name)
-        self._errors = _ErrorCapture()
-        self._logger = logging.getLogger(_EXPORTER_LOGGER)
-        self._logger.addHandler(self._errors)
-        self._shut = False
 
-    @property
-    def failing(self) -> threading.Event:
-        """Set once a destination has reported a failure (the collector is down or refusing)."""
-        return self._errors.failing
+    def give_up_failing(self) -> None:
+        """Shut the destinations that reported trouble: a retry wait in progress ends at once."""
+        for dest in self.stats.destinations:
+            if dest.failing:
+                _close(dest)
 
     def feed(self, event: RunEvent) -> None:
         """Map one event; send a batch when enough spans have ended."""
@@ -159,18 +172,25 @@ class Batcher:
         if not batch:
             return
         self.stats.spans += len(batch)
+        me = threading.get_ident()
         for dest in self.stats.destinations:
-            self._errors.last = None
+            if dest.closed:
+                dest.failed += len(batch)  # given up on earlier: the batch is lost, and counted
+                continue
+            dest.reason = None
+            _ROUTER.routes[me] = dest
             try:
                 result = dest.exporter.export(batch)
             except Exception as exc:  # noqa: BLE001 - an exporter bug loses the batch, not the run
-                result, self._errors.last = SpanExportResult.FAILURE, f"{type(exc).__name__}: {exc}"
+                result, dest.reason = SpanExportResult.FAILURE, f"{type(exc).__name__}: {exc}"
+            finally:
+                _ROUTER.routes.pop(me, None)
             if result is SpanExportResult.SUCCESS:
                 dest.sent += len(batch)
             else:
                 dest.failed += len(batch)
-                dest.last_error = self._errors.last or dest.last_error or "export failed"
-                self._errors.failing.set()
+                dest.failing = True
+                dest.last_error = dest.reason or dest.last_error or "export failed"
 
     def finish(self, *, send: bool = True) -> ExportStats:
         """End open spans, send what is left (unless ``send`` is False: it is counted unsent)."""
@@ -184,16 +204,19 @@ class Batcher:
         return self.stats
 
     def shutdown(self) -> None:
-        """Stop the exporters (an exporter waiting to retry gives up at once) and detach the log capture."""
-        if self._shut:
-            return
-        self._shut = True
+        """Stop every exporter (one waiting to retry gives up at once; a file is closed)."""
         for dest in self.stats.destinations:
-            try:
-                dest.exporter.shutdown()
-            except Exception:  # noqa: BLE001, S110 - closing is best effort
-                pass
-        self._logger.removeHandler(self._errors)
+            _close(dest)
+
+
+def _close(dest: Destination) -> None:
+    if dest.closed:
+        return
+    dest.closed = True
+    try:
+        dest.exporter.shutdown()
+    except Exception:  # noqa: BLE001, S110 - closing is best effort
+        pass
 
 
 def _version() -> str | None:
@@ -235,13 +258,16 @@ class OtelExport:
         self._dropped = 0
         self._closed = False
         self._dead = False
+        self._final: ExportStats | None = None
         self._lock = threading.Lock()
         self._worker = threading.Thread(target=self._work, name="qitos-otel-export", daemon=True)
         self._worker.start()
 
     @property
     def stats(self) -> ExportStats:
-        """The counts so far (read while the export runs; exact once closed)."""
+        """The counts so far (read while the export runs; final once closed)."""
+        if self._final is not None:
+            return self._final
         stats = self.batcher.stats
         stats.events_dropped = self._dropped
         return stats
@@ -275,8 +301,7 @@ class OtelExport:
                 pass
         while self._worker.is_alive() and time.monotonic() < deadline:
             # A collector already failing will not get better: stop its retries instead of waiting.
-            if self.batcher.failing.is_set():
-                self.batcher.shutdown()
+            self.batcher.give_up_failing()
             self._worker.join(0.05)
         if self._worker.is_alive():
             self.batcher.shutdown()  # aborts a retry wait; a request in flight ends on its own timeout
@@ -290,9 +315,20 @@ class OtelExport:
                     break
                 if item is not _STOP:
                     self._dropped += 1
+            final = self.stats
             if self._worker.is_alive():
-                self.batcher.stats.spans_unsent += self.batcher.pending
-        return self.stats
+                # Given up on: a copy, so a send the stuck worker finishes later cannot change the
+                # count; every span not acknowledged by now is lost.
+                final = replace(final, destinations=[replace(d) for d in final.destinations])
+                final.spans_unsent += self.batcher.pending
+                for dest in final.destinations:
+                    missing = final.spans - final.spans_unsent - dest.sent - dest.failed
+                    if missing > 0:
+                        dest.failed += missing
+                        dest.last_error = dest.last_error or dest.reason or "no answer within the timeout"
+            self._final = final
+        self.batcher.shutdown()  # closes a file destination; stops anything still retrying
+        return final
 
     def _work(self) -> None:
         last_send = time.monotonic()
