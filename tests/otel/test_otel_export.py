@@ -309,6 +309,28 @@ def test_upstream_trace_exports_model_calls_tools_and_memory(tmp_path: Path) -> 
     assert root.end == ts_ns("2026-02-22T04:36:40.001000+00:00")  # the teardown, the last event
 
 
+def test_secrets_in_an_unredacted_upstream_trace_never_reach_a_span(tmp_path: Path) -> None:
+    run_dir = _upstream_run(tmp_path)
+    key = "sk-" + "A1b2C3d4E5f6G7h8J9k0L1m2"
+    events = run_dir / "events.jsonl"
+    lines = events.read_text().splitlines()
+    bad = json.loads(lines[2])  # OBSERVE start of step 0
+    bad["payload"] = {
+        "stage": "observation_ready",
+        "memory": {"enabled": True, "query": key, "records": [key]},
+    }
+    model_input = json.loads(lines[4])
+    model_input["payload"]["messages"] = [{"role": "user", "content": f"use Bearer {key} and api_key={key}"}]
+    lines[2], lines[4] = json.dumps(bad), json.dumps(model_input)
+    events.write_text("\n".join(lines) + "\n")
+    with Receiver() as rx:
+        code, _, _ = _export(run_dir, "--otlp", rx.url, "--otlp-content")
+        spans = rx.spans()
+    assert code == 0
+    dumped = json.dumps([(s.attributes, s.events) for s in spans])
+    assert key not in dumped and "[REDACTED]" in dumped
+
+
 def test_shared_upstream_traces_export(upstream_trace_dirs: list[Path]) -> None:
     for run_dir in upstream_trace_dirs:
         with Receiver() as rx:

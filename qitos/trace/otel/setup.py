@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
+from qitos.trace.events import RunEvent
 from qitos.trace.otel.exporters import DEFAULT_TIMEOUT_SECONDS, JsonLinesExporter, otlp_http
 from qitos.trace.otel.pipeline import Batcher, Destination, ExportStats, OtelExport, export_events
+from qitos.trace.redact import Redactor
 
 
 def destinations(
@@ -36,8 +40,25 @@ def export_run(
 
     with TraceReader(run_dir) as reader:
         batcher = Batcher(destinations(otlp_url, otlp_file, timeout=timeout), capture_content=capture_content)
-        stats = export_events(reader.events(), batcher)
+        stats = export_events(redacted(reader.events()), batcher)
         return stats, list(reader.notices)
+
+
+def redacted(events: Iterable[RunEvent], redactor: Redactor | None = None) -> Iterator[RunEvent]:
+    """The events with secrets masked: a trace on disk may predate redaction (upstream QitOS writes none).
+
+    Our own traces were masked when written; masking again changes nothing in them.
+    """
+    redactor = redactor or Redactor()
+    for event in events:
+        try:
+            payload = redactor.redact(event.payload)
+        except RecursionError:
+            payload = {"value": "<too deeply nested to export>"}
+        error = redactor.redact(event.error) if isinstance(event.error, str) else event.error
+        yield replace(
+            event, payload=payload if isinstance(payload, dict) else {"value": payload}, error=error
+        )
 
 
 def live_export(
