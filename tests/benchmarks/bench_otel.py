@@ -8,7 +8,8 @@ Each figure is the median of N runs over the same run directory:
 - spans built: the SpanBuilder and the SDK's Tracer, spans collected and dropped (no encoding);
 - encoded: the same, each batch encoded to the OTLP protobuf request (the exporter's own encoder);
 - OTLP JSON file: `--otlp-file`, one request a line;
-- OTLP/HTTP: the SDK's exporter to a loopback HTTP server that reads each request and answers 200.
+- OTLP/HTTP: the SDK's exporter to a loopback HTTP server that reads each request and answers 200;
+- the `qitos-tui export` path: the same, with every event's secrets masked first.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans 
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult  # noqa: E402
 
 from qitos.trace.otel.pipeline import Batcher, Destination, export_events  # noqa: E402
-from qitos.trace.otel.setup import destinations  # noqa: E402
+from qitos.trace.otel.setup import destinations, redacted  # noqa: E402
 from qitos.trace.reader import TraceReader  # noqa: E402
 from tui.synthetic import synthetic_events, write_trace  # noqa: E402
 
@@ -97,12 +98,15 @@ def main() -> int:
             n = sum(1 for _ in reader.events())
         return time.perf_counter() - began, n
 
-    def export_to(make: Callable[[], list[Destination]]) -> Callable[[], tuple[float, int]]:
+    def export_to(
+        make: Callable[[], list[Destination]], mask: bool = False
+    ) -> Callable[[], tuple[float, int]]:
         def once() -> tuple[float, int]:
             dests = make()
             began = time.perf_counter()
             with TraceReader(run_dir) as reader:
-                stats = export_events(reader.events(), Batcher(dests))
+                events = redacted(reader.events()) if mask else reader.events()
+                stats = export_events(events, Batcher(dests))
             elapsed = time.perf_counter() - began
             assert stats.lossless, stats.summary()
             return elapsed, stats.spans
@@ -124,8 +128,13 @@ def main() -> int:
         ("spans built + OTLP protobuf", export_to(lambda: [Destination("encode", _Discard(True))]), "spans"),
         ("OTLP JSON lines file", export_to(to_file), "spans"),
         ("OTLP/HTTP to loopback", export_to(lambda: destinations(url, None, timeout=30)), "spans"),
+        (
+            "`export` path: redact + OTLP/HTTP",
+            export_to(lambda: destinations(url, None, timeout=30), True),
+            "spans",
+        ),
     ]
-    print(f"{'stage':32} {'median s':>9} {'items':>8} {'items/s':>10}")
+    print(f"{'stage':36} {'median s':>9} {'items':>8} {'items/s':>10}")
     floor = None
     for label, once, unit in rows:
         seconds, items = _median(args.runs, once)

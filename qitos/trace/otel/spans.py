@@ -566,6 +566,11 @@ class SpanBuilder:
     def _phase(self, step: int, phase: str, event: RunEvent, p: Mapping[str, Any], ns: int) -> None:
         """Any other event: a span event on its step, named after its phase and stage."""
         stage = p.get("stage")
+        if stage == "start":
+            # A phase's start marker says nothing the step's own span does not: half the events
+            # of a trace, and a large share of the export's time, for no information.
+            self._step(step, ns)
+            return
         label = f"qitos.{name_part(phase, 'event')}" + (
             f".{name_part(stage, '')}" if isinstance(stage, str) else ""
         )
