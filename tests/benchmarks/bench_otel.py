@@ -140,7 +140,7 @@ def main() -> int:
         seconds, items = _median(args.runs, once)
         floor = floor or seconds
         print(
-            f"{label:32} {seconds:9.2f} {items:8d} {items / seconds:10.0f} {unit}/s  ({seconds / floor:.1f}x floor)"
+            f"{label:36} {seconds:9.2f} {items:8d} {items / seconds:10.0f} {unit}/s  ({seconds / floor:.1f}x floor)"
         )
     server.shutdown()
     return 0
