@@ -564,3 +564,31 @@ def test_importing_the_package_does_not_import_opentelemetry_and_a_missing_extra
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert "pip install 'qitos-tui[otel]'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_demo_with_a_bad_otlp_url_stops_before_running(tmp_path: Path) -> None:
+    from contextlib import redirect_stderr
+
+    err = io.StringIO()
+    with redirect_stderr(err):
+        code = main(["demo", "--headless", "--trace-dir", str(tmp_path / "runs"), "--otlp", "localhost:4318"])
+    assert code == 2 and "Cannot export spans" in err.getvalue() and "not an http(s) URL" in err.getvalue()
+    assert not (tmp_path / "runs").exists()  # nothing ran
+
+
+def test_env_endpoint_without_the_extra_warns_and_the_run_goes_on(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['opentelemetry.sdk.trace'] = None\n"
+        "from tui.cli import main\n"
+        f"base = {str(tmp_path)!r}\n"
+        "sys.exit(main(['demo', '--headless', '--step-delay', '0', '--trace-dir', base + '/runs',\n"
+        "    '--workspace', base + '/ws', '--memory', base + '/mem', '--skills', base + '/s.db']))\n"
+    )
+    env = {**__import__("os").environ, "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "OTEL_EXPORTER_OTLP_ENDPOINT is set but not used" in proc.stderr and "qitos-tui[otel]" in proc.stderr
+    )
+    assert ": completed" in proc.stdout and "OTLP export" not in proc.stdout
