@@ -592,3 +592,23 @@ def test_env_endpoint_without_the_extra_warns_and_the_run_goes_on(tmp_path: Path
         "OTEL_EXPORTER_OTLP_ENDPOINT is set but not used" in proc.stderr and "qitos-tui[otel]" in proc.stderr
     )
     assert ": completed" in proc.stdout and "OTLP export" not in proc.stdout
+
+
+def test_an_event_the_mapping_fails_on_is_counted_and_the_rest_still_export() -> None:
+    from qitos.trace.otel.pipeline import Batcher, export_events
+    from qitos.trace.otel.setup import destinations
+
+    class Exploding(dict):
+        def get(self, *args: object) -> object:
+            raise RuntimeError("boom")
+
+    events = [
+        RunEvent("r", 0, "OBSERVE", payload={"stage": "start"}),
+        RunEvent("r", 0, "tool_call", payload=Exploding()),
+        RunEvent("r", 0, "memory_append", payload={"record_id": "m1"}),
+    ]
+    with Receiver() as rx:
+        stats = export_events(events, Batcher(destinations(rx.url, None)))
+        spans = rx.spans()
+    assert stats.events_unmapped == 1 and not stats.lossless and "boom" in stats.summary()
+    assert {s.name for s in spans} == {"invoke_agent", "step 0", "update_memory"}

@@ -53,6 +53,8 @@ class ExportStats:
 
     events: int = 0
     events_dropped: int = 0
+    events_unmapped: int = 0  # events the mapping failed on (a bug, or data it cannot read)
+    unmapped_reason: str | None = None
     spans: int = 0
     spans_unsent: int = 0  # built but never handed to a destination (the export was cut short)
     destinations: list[Destination] = field(default_factory=list)
@@ -65,7 +67,7 @@ class ExportStats:
     @property
     def lossless(self) -> bool:
         """Whether every event became spans and every span reached every destination."""
-        return self.events_dropped == 0 and self.spans_lost == 0
+        return self.events_dropped == 0 and self.events_unmapped == 0 and self.spans_lost == 0
 
     def summary(self) -> str:
         """One line for a person: where spans went, and what was lost and why."""
@@ -74,6 +76,8 @@ class ExportStats:
         losses = []
         if self.events_dropped:
             losses.append(f"{self.events_dropped} events dropped (queue full)")
+        if self.events_unmapped:
+            losses.append(f"{self.events_unmapped} events not mapped to spans ({self.unmapped_reason})")
         for d in self.destinations:
             if d.failed:
                 losses.append(
@@ -157,7 +161,11 @@ class Batcher:
     def feed(self, event: RunEvent) -> None:
         """Map one event; send a batch when enough spans have ended."""
         self.stats.events += 1
-        self.builder.feed(event)
+        try:
+            self.builder.feed(event)
+        except Exception as exc:  # noqa: BLE001 - one event the mapping cannot read costs that event only
+            self.stats.events_unmapped += 1
+            self.stats.unmapped_reason = f"{type(exc).__name__}: {exc}"[:_REASON_CHARS]
         if len(self._collect.ended) >= self.batch_spans:
             self.flush()
 
