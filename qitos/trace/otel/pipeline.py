@@ -263,7 +263,8 @@ class OtelExport:
         self.batcher = batcher
         self.delay_seconds = delay_seconds
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=max(1, queue_events))
-        self._dropped = 0
+        self._dropped = 0  # refused at the door: the queue was full, or the worker gone
+        self._accepted = 0
         self._closed = False
         self._dead = False
         self._final: ExportStats | None = None
@@ -289,6 +290,7 @@ class OtelExport:
             return
         try:
             self._queue.put_nowait(event)
+            self._accepted += 1  # only the Engine's thread calls this hook
         except queue.Full:
             with self._lock:
                 self._dropped += 1
@@ -315,19 +317,19 @@ class OtelExport:
             self.batcher.shutdown()  # aborts a retry wait; a request in flight ends on its own timeout
             self._worker.join(0.5)
         with self._lock:
-            # Whatever is still queued (a stuck or dead worker) never reached the collector.
+            # Whatever is still queued (a stuck or dead worker) never reaches the collector.
             while True:
                 try:
-                    item = self._queue.get_nowait()
+                    self._queue.get_nowait()
                 except queue.Empty:
                     break
-                if item is not _STOP:
-                    self._dropped += 1
-            final = self.stats
+            # A copy: a stuck worker that finishes a send later cannot change the final count.
+            live = self.batcher.stats
+            final = replace(live, destinations=[replace(d) for d in live.destinations])
+            # Every event queued but not mapped by now is lost: events + dropped = events offered.
+            final.events_dropped = self._dropped + max(0, self._accepted - final.events)
             if self._worker.is_alive():
-                # Given up on: a copy, so a send the stuck worker finishes later cannot change the
-                # count; every span not acknowledged by now is lost.
-                final = replace(final, destinations=[replace(d) for d in final.destinations])
+                # Given up on: every span not acknowledged by now is lost.
                 final.spans_unsent += self.batcher.pending
                 for dest in final.destinations:
                     missing = final.spans - final.spans_unsent - dest.sent - dest.failed
