@@ -612,3 +612,11 @@ def test_an_event_the_mapping_fails_on_is_counted_and_the_rest_still_export() ->
         spans = rx.spans()
     assert stats.events_unmapped == 1 and not stats.lossless and "boom" in stats.summary()
     assert {s.name for s in spans} == {"invoke_agent", "step 0", "update_memory"}
+
+
+def test_credentials_in_the_collector_url_are_not_printed(tmp_path: Path) -> None:
+    run_dir = _upstream_run(tmp_path)
+    with Receiver() as rx:
+        url = rx.url.replace("http://", "http://user:s3cret-pass@")
+        code, out, err = _export(run_dir, "--otlp", url)
+    assert code == 0 and "s3cret" not in out + err and f"***@127.0.0.1:{rx.port}/v1/traces" in out

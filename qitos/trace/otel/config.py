@@ -37,6 +37,16 @@ def traces_url(url: str) -> str:
     return text.rstrip("/") + TRACES_PATH
 
 
+def shown_url(url: str) -> str:
+    """``url`` fit to print: a user name or password in it is masked (summaries, the status bar)."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"***@{host}" + (f":{parts.port}" if parts.port else "")
+    return parts._replace(netloc=netloc).geturl()
+
+
 def endpoint_from_env(env: Mapping[str, str] | None = None) -> str | None:
     """The traces URL the standard variables name, or None: the traces-specific one is used as it is."""
     env = os.environ if env is None else env

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from qitos.trace.events import RunEvent
+from qitos.trace.otel.config import shown_url, traces_url
 from qitos.trace.otel.exporters import DEFAULT_TIMEOUT_SECONDS, JsonLinesExporter, otlp_http
 from qitos.trace.otel.pipeline import Batcher, Destination, ExportStats, OtelExport, export_events
 from qitos.trace.redact import Redactor
@@ -18,8 +19,7 @@ def destinations(
     """A destination per target given: the collector's traces URL and/or an OTLP JSON lines file."""
     out: list[Destination] = []
     if otlp_url:
-        exporter = otlp_http(otlp_url, timeout=timeout)
-        out.append(Destination(getattr(exporter, "_endpoint", otlp_url), exporter))
+        out.append(Destination(shown_url(traces_url(otlp_url)), otlp_http(otlp_url, timeout=timeout)))
     if otlp_file:
         out.append(Destination(str(otlp_file), JsonLinesExporter(otlp_file)))
     if not out:
