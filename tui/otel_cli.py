@@ -45,7 +45,11 @@ def add_otlp_args(p: argparse.ArgumentParser) -> None:
         help="export spans to this OTLP/HTTP endpoint, e.g. http://127.0.0.1:4318 (/v1/traces is added "
         "to a base URL); default: $OTEL_EXPORTER_OTLP_ENDPOINT when set",
     )
-    p.add_argument("--otlp-file", metavar="PATH", help="also write the spans as OTLP JSON lines to PATH")
+    p.add_argument(
+        "--otlp-file",
+        metavar="PATH",
+        help="write the spans as OTLP JSON lines to PATH (with or without --otlp)",
+    )
     p.add_argument(
         "--otlp-content",
         action="store_true",
