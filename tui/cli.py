@@ -8,6 +8,15 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tui.otel_cli import (
+    OtlpSetupError,
+    add_export_parser,
+    add_otlp_args,
+    close_live,
+    export_command,
+    open_live,
+)
+
 if TYPE_CHECKING:
     from tui.app import QitosApp
 
@@ -36,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--task", help="the task to give the agent (overrides the file's TASK)")
     _common_run_args(run)
     _store_args(run)
+    add_otlp_args(run)
 
     demo = sub.add_parser(
         "demo",
@@ -53,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--workspace", help="folder for the demo project (default: a fresh temporary folder)")
     _common_run_args(demo)
     _store_args(demo, memory_default=DEMO_MEMORY_DIR, skills_default=DEMO_SKILLS_DB)
+    add_otlp_args(demo)
 
     replay = sub.add_parser(
         "replay",
@@ -91,6 +102,7 @@ def _parser() -> argparse.ArgumentParser:
         "db", metavar="DB", help="the skill database: a file (e.g. .qitos/skills.db) or a postgresql:// URL"
     )
     skills.add_argument("--namespace", help="the namespace to show (default: the only one, else asked)")
+    add_export_parser(sub)
     return parser
 
 
@@ -151,6 +163,8 @@ def _command(argv: Sequence[str] | None) -> int:
     """Parse the arguments and run the command they name."""
     args = _parser().parse_args(argv)
     os.environ.setdefault("TEXTUAL_FPS", FRAMES_PER_SECOND)  # read when Textual is imported, below
+    if args.command == "export":
+        return export_command(args)
     if args.command == "memory":
         from tui.browsers import make_memory_app
 
@@ -183,15 +197,24 @@ def _command(argv: Sequence[str] | None) -> int:
 
 
 def _run_agent(args: argparse.Namespace, agent: object, task: object, *, step_delay: float) -> int:
-    if args.headless:
-        from tui.headless import run_headless
+    try:
+        otel = open_live(args, agent)
+    except OtlpSetupError as exc:
+        return _report_error(args, "Cannot export spans", str(exc))
+    hooks = [otel] if otel is not None else []
+    try:
+        if args.headless:
+            from tui.headless import run_headless
 
-        return run_headless(agent, task, trace_dir=args.trace_dir)
-    from tui.app import make_app
-    from tui.live import LiveRun
+            return run_headless(agent, task, trace_dir=args.trace_dir, hooks=hooks)
+        from tui.app import make_app
+        from tui.live import LiveRun
 
-    live = LiveRun(agent, task, trace_dir=args.trace_dir, step_delay=step_delay)
-    return _run_app(make_app(live=live, export_dir=args.export_dir, **_store_options(args, agent)))
+        live = LiveRun(agent, task, trace_dir=args.trace_dir, step_delay=step_delay, hooks=hooks)
+        return _run_app(make_app(live=live, export_dir=args.export_dir, **_store_options(args, agent)))
+    finally:
+        # After the app has given the terminal back: what was sent, and what was lost.
+        close_live(otel)
 
 
 def _store_options(args: argparse.Namespace, agent: object = None) -> dict[str, object]:

@@ -24,6 +24,7 @@ def run_headless(
     source: str | Path | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    hooks: list[Any] | None = None,
 ) -> int:
     """Run ``agent`` on ``task`` to the end, resuming through any pause, and return an exit code.
 
@@ -39,7 +40,8 @@ def run_headless(
         _say(f"qitos-tui: cannot write traces to {trace_dir}: {exc}", file=err)
         return EXIT_BAD_INPUT
     try:
-        engine = agent.build_engine(trace_writer=writer)
+        # Extra Engine hooks (the OTLP export) see every event as it is emitted.
+        engine = agent.build_engine(trace_writer=writer, **({"hooks": list(hooks)} if hooks else {}))
     except Exception as exc:  # noqa: BLE001 - a bad configuration is the user's error to see
         writer.finalize(status="failed", summary={"error": f"{type(exc).__name__}: {exc}"})
         _say(f"qitos-tui: {label}: cannot build the engine: {type(exc).__name__}: {exc}", file=err)

@@ -100,8 +100,10 @@ class LiveRun:
         step_delay: float = 0.0,
         run_id: str | None = None,
         clock: Callable[[], str] | None = None,
+        hooks: list[Any] | None = None,
     ) -> None:
         self.agent = agent
+        self.extra_hooks = list(hooks or [])  # more Engine hooks, e.g. the OTLP export
         self.task = task
         self.trace_dir = Path(trace_dir)
         self.step_delay = step_delay
@@ -114,12 +116,21 @@ class LiveRun:
         self.engine_seconds = 0.0  # wall time spent inside Engine.run / resume (not paused)
         install_pause_policy(agent, self.policy)
 
+    def export_notice(self) -> str | None:
+        """What an exporting hook has to say (spans lost and why), or None while all is well."""
+        for hook in self.extra_hooks:
+            notice = getattr(hook, "notice", None)
+            line = notice() if callable(notice) else None
+            if line:
+                return str(line)
+        return None
+
     def build(self, sink: Callable[[RunEvent], None]) -> Any:
         """Build the Engine with a trace writer and the event tap; a bad configuration still finalises the trace."""
         from qitos.trace.writer import TraceWriter
 
         self.writer = TraceWriter(self.trace_dir, run_id=self.run_id, clock=self.clock)
-        hooks: list[Any] = [LiveTap(sink)]
+        hooks: list[Any] = [LiveTap(sink), *self.extra_hooks]
         if self.step_delay > 0:
             hooks.append(_StepDelay(self.step_delay))
         try:

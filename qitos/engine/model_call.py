@@ -123,6 +123,9 @@ class ModelCaller:
                 "tool_calls": [{"name": c.name, "args": jsonable(c.args)} for c in response.tool_calls],
                 "usage": usage.to_dict(),
                 "latency_ms": round(latency_ms, 3),
+                # Why the model stopped, and which model answered (GenAI span attributes need both).
+                "finish_reason": response.finish_reason,
+                "model_id": response.model_id,
             },
         )
         engine._emit(run, "DECIDE", {"stage": "model_output", "raw_output": response.text})

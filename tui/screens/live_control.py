@@ -17,16 +17,32 @@ from tui.screens.dialogs import ErrorScreen
 from tui.screens.feeding import FeedingScreen
 from tui.store import ListSource
 
+EXPORT_NOTICE_SECONDS = 1.0
+
 
 class LiveControlScreen(FeedingScreen):
     """A FeedingScreen that can run its live Engine and pause, resume or single-step it."""
 
     _engine_running = False
+    _export_notice: str | None = None
 
     def start_engine(self) -> None:
         """Start the live run once the screen is up (the first frame would compete with it)."""
         self._engine_running = True
         self.call_after_refresh(self._start_engine)
+        if self.live is not None and self.live.extra_hooks:
+            # An export (OTLP) runs beside the run: its losses show in the status bar as they happen.
+            self.set_interval(EXPORT_NOTICE_SECONDS, self._check_export)
+
+    def _check_export(self) -> None:
+        line = self.live.export_notice() if self.live is not None else None
+        if line is None or line == self._export_notice:
+            return
+        if self._export_notice in self.notices:
+            self.notices.remove(self._export_notice)
+        self._export_notice = line
+        self.notices.insert(0, line)
+        self.revision += 1
 
     def _sink(self, event: Any) -> None:
         assert isinstance(self.store.source, ListSource)
