@@ -44,6 +44,8 @@ from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
 
+from qitos.trace.fields import as_bool, as_int, as_text
+
 
 class EventKind(str, Enum):
     """Every event kind a run trace may hold; the value is what ``phase`` says on disk."""
@@ -79,6 +81,7 @@ class EventKind(str, Enum):
 
 
 KNOWN_KINDS: frozenset[str] = frozenset(kind.value for kind in EventKind)
+MALFORMED_PHASE = "<malformed>"  # the phase readers give a line they could not read (never on disk)
 
 # Run statuses as the manifest and the TUI header spell them.
 STATUS_RUNNING = "running"
@@ -138,23 +141,21 @@ class RunEvent:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunEvent:
-        """Build an event from a trace line's object, tolerating upstream's loose typing."""
-        step = data.get("step_id", 0)
-        try:
-            step_id = int(step)
-        except (TypeError, ValueError):
-            step_id = 0
+        """Build an event from a trace line's object, field by field: a bad field costs that field.
+
+        Upstream writes step ids as strings at times and foreign traces spell booleans as words;
+        a step id that is not a usable integer (a float like ``1e999``, a bool, a 400-digit number)
+        reads as 0, a non-string run id, phase or timestamp as empty, a non-object payload is
+        wrapped as ``{"value": ...}``."""
+        step_id = as_int(data.get("step_id", 0))
         payload = data.get("payload")
-        ok = data.get("ok", True)
-        if isinstance(ok, str):
-            # Hand-edited or foreign traces sometimes spell booleans as strings.
-            ok = ok.strip().lower() not in ("false", "0", "no", "")
+        error = data.get("error")
         return cls(
-            run_id=str(data.get("run_id", "")),
-            step_id=step_id,
-            phase=str(data.get("phase", "")),
-            ok=bool(ok),
+            run_id=data.get("run_id") if isinstance(data.get("run_id"), str) else "",
+            step_id=0 if step_id is None else step_id,
+            phase=data.get("phase") if isinstance(data.get("phase"), str) else "",
+            ok=as_bool(data.get("ok", True)),
             payload=payload if isinstance(payload, dict) else {"value": payload},
-            error=data.get("error"),
-            ts=str(data.get("ts", "")),
+            error=None if error is None else as_text(error),
+            ts=data.get("ts") if isinstance(data.get("ts"), str) else "",
         )
