@@ -41,14 +41,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from qitos.trace.fields import as_bool, as_int, as_text
 
 
-class EventKind(str, Enum):
-    """Every event kind a run trace may hold; the value is what ``phase`` says on disk."""
+class EventKind(StrEnum):
+    """Every event kind a run trace may hold; the value is what ``phase`` says on disk.
+
+    A ``str`` enum whose ``str()`` and formatting give the value, so a member passed as a phase is
+    written, compared and shown exactly as the plain string upstream writes."""
 
     # Upstream-compatible engine phases (payload["stage"] says where inside the phase).
     INIT = "INIT"
@@ -78,6 +81,25 @@ class EventKind(str, Enum):
     LIFECYCLE_RESUME = "lifecycle_resume"
     ERROR = "error"
     RUN_END = "run_end"
+
+
+class Stage(StrEnum):
+    """Where inside an engine phase an upstream-style event was emitted: its ``payload["stage"]``."""
+
+    START = "start"
+    OBSERVATION_READY = "observation_ready"
+    MODEL_INPUT = "model_input"
+    MODEL_OUTPUT = "model_output"
+    DECISION_READY = "decision_ready"
+    ACTION_RESULTS = "action_results"
+    ENV_STEP = "env_step"
+    STATE_REDUCED = "state_reduced"
+    OUTPUTS = "outputs"
+    PASS = "pass"
+    RETRY = "retry"
+    STOP = "stop"
+    CONTINUE = "continue"
+    CANCEL = "cancel"
 
 
 KNOWN_KINDS: frozenset[str] = frozenset(kind.value for kind in EventKind)

@@ -19,8 +19,8 @@ from typing import Any
 
 from qitos.trace import lock
 from qitos.trace.errors import TraceError
-from qitos.trace.fields import as_int, as_text
 from qitos.trace.events import MALFORMED_PHASE, RunEvent
+from qitos.trace.fields import as_int, as_text
 from qitos.trace.layout import EVENTS_FILE, MANIFEST_FILE, STEPS_FILE, effective_status, is_run_dir
 from qitos.trace.parse import (
     TEXT_PREFIX,
@@ -213,7 +213,13 @@ class TraceReader:
                 self._notice(f"{STEPS_FILE} line {number}: {reason}; kept raw")
                 text = raw.decode("utf-8", errors="replace")[:TEXT_PREFIX]
                 records.append(
-                    {"step_id": guess_step(raw), "malformed": True, "line": number, "text": text, "reason": reason}
+                    {
+                        "step_id": guess_step(raw),
+                        "malformed": True,
+                        "line": number,
+                        "text": text,
+                        "reason": reason,
+                    }
                 )
                 continue
             step_id = as_int(record.get("step_id", 0))

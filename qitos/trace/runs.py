@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from qitos.trace.errors import TraceError
+from qitos.trace.fields import as_dict, as_int, as_str
 from qitos.trace.layout import (
     EVENTS_FILE,
     MANIFEST_FILE,
@@ -16,7 +17,6 @@ from qitos.trace.layout import (
     effective_status,
     is_run_dir,
 )
-from qitos.trace.fields import as_dict, as_int, as_str
 from qitos.trace.parse import load_manifest, symlink_problem
 
 
