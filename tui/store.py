@@ -27,6 +27,7 @@ from qitos.trace.events import (
     Stage,
 )
 from qitos.trace.fields import as_dict, as_int, as_str, as_text
+from qitos.trace.parse import malformed_notice
 from qitos.trace.payloads import (
     Decision,
     ErrorInfo,
@@ -290,16 +291,19 @@ class RunStore:
         if handler is not None:
             handler(self, ev, p, step, i)
         elif phase not in KNOWN_KINDS:
-            self._keep_raw(phase, step, i)
+            self._keep_raw(ev, phase, step, i)
 
-    def _keep_raw(self, phase: str, step: StepSummary, i: int) -> None:
+    def _keep_raw(self, ev: RunEvent, phase: str, step: StepSummary, i: int) -> None:
         """An event of no kind this version folds: kept raw at its step, its kind noticed once."""
         step.raw += (i,)
         seen = self.unknown_kinds.get(phase, 0)
         self.unknown_kinds[phase] = seen + 1
-        if seen or phase == MALFORMED_PHASE:
-            return  # damaged lines are noticed by the reader, with their reason
-        if phase:
+        if phase == MALFORMED_PHASE:
+            # Worded as the reader words it, so the screen shows a line parsed by either once.
+            self.notices.append(malformed_notice(ev))
+        elif seen:
+            return
+        elif phase:
             name = short(phase, 40)
             self.notices.append(f"unknown event kind {name!r} (first at event {i + 1}): shown as raw events")
         else:

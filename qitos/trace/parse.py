@@ -110,6 +110,15 @@ def malformed_event(raw: bytes, line: int, run_id: str, reason: str) -> RunEvent
     )
 
 
+def malformed_notice(event: RunEvent) -> str:
+    """The notice for a raw ``<malformed>`` event: which line of events.jsonl, and why."""
+    line = event.payload.get("line") if isinstance(event.payload, dict) else None
+    prefix = f"malformed trace line {line}: "
+    error = event.error or ""
+    reason = error[len(prefix) :] if error.startswith(prefix) else error or "unreadable"
+    return f"events.jsonl line {line}: {reason}; shown as a raw event"
+
+
 def event_from_line(raw: bytes, line: int, run_id: str) -> tuple[RunEvent, str | None]:
     """The event of one ``events.jsonl`` line (``line`` is 1-based) and, when kept raw, why."""
     data, reason = parse_object(raw)

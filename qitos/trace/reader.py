@@ -27,6 +27,7 @@ from qitos.trace.parse import (
     event_from_line,
     guess_step,
     load_manifest,
+    malformed_notice,
     open_trace_file,
     parse_object,
     read_trace_file,
@@ -375,5 +376,5 @@ class TraceReader:
         event, reason = event_from_line(raw, line, self.run_id)
         if reason is not None and line not in self._noticed_lines:
             self._noticed_lines.add(line)
-            self._notice(f"{EVENTS_FILE} line {line}: {reason}; shown as a raw event")
+            self._notice(malformed_notice(event))
         return event

@@ -18,7 +18,9 @@ from tui.store import RunStore
 DEEP = 10_000
 
 
-def _run(tmp_path: Path, lines: list[bytes], manifest: bytes | None = b'{"run_id": "r", "status": "completed"}') -> Path:
+def _run(
+    tmp_path: Path, lines: list[bytes], manifest: bytes | None = b'{"run_id": "r", "status": "completed"}'
+) -> Path:
     run = tmp_path / "r"
     run.mkdir(exist_ok=True)
     (run / "events.jsonl").write_bytes(b"".join(line + b"\n" for line in lines))
@@ -41,7 +43,9 @@ def test_non_finite_and_huge_numbers_cost_the_field_not_the_event(tmp_path: Path
         tmp_path,
         [
             b'{"step_id": 1e999, "phase": "model_request", "payload": {"request_id": "q", "view": {"budget": '
-            b'{"max_units": Infinity, "used": {"context": ' + huge + b', "tools": 5}, "available_units": NaN}}}}',
+            b'{"max_units": Infinity, "used": {"context": '
+            + huge
+            + b', "tools": 5}, "available_units": NaN}}}}',
             b'{"step_id": ' + huge + b', "phase": "model_response", "payload": {"request_id": "q", '
             b'"usage": {"total_tokens": 1e999, "prompt_tokens": 7, "completion_tokens": -Infinity}}}',
             b'{"step_id": NaN, "phase": "run_end", "payload": {"token_usage": ' + huge + b"}}",
@@ -51,7 +55,11 @@ def test_non_finite_and_huge_numbers_cost_the_field_not_the_event(tmp_path: Path
     reader, store = _fold(run)
     assert [e.step_id for e in reader.events()] == [0, 0, 0, 0]  # unusable step ids read as 0
     step = store.steps[0]
-    assert step.budget is not None and step.budget.max_units == 0 and dict(step.budget.used) == {"context": 0, "tools": 5}
+    assert (
+        step.budget is not None
+        and step.budget.max_units == 0
+        and dict(step.budget.used) == {"context": 0, "tools": 5}
+    )
     assert step.budget.available_units is None and store.used_series() == [5.0]
     assert store.total_tokens == 7  # the prompt figure survives the unusable total
     assert store.pause is not None and store.pause.step == 0
@@ -66,7 +74,10 @@ def test_deep_nesting_in_a_line_or_the_manifest_is_refused_with_a_reason(tmp_pat
         [
             b'{"phase": "tool_result", "payload": {"result": ' + deep + b"}}",
             b'{"phase": "tool_result", "payload": {"result": ' + b"[" * 900 + b"]" * 900 + b"}}",
-            b'{"phase": "tool_result", "payload": {"result": ' + b"[" * (MAX_DEPTH - 3) + b"]" * (MAX_DEPTH - 3) + b"}}",
+            b'{"phase": "tool_result", "payload": {"result": '
+            + b"[" * (MAX_DEPTH - 3)
+            + b"]" * (MAX_DEPTH - 3)
+            + b"}}",
         ],
         manifest=b'{"a":' * DEEP + b"1" + b"}" * DEEP,
     )
@@ -101,7 +112,9 @@ def test_wrong_types_in_every_field_of_the_line(tmp_path: Path) -> None:
     """Non-string run id, phase and ts, a dict for ok, a list for error: read field by field."""
     run = _run(
         tmp_path,
-        [b'{"run_id": ["x"], "step_id": true, "phase": 7, "ok": {"a": 1}, "payload": "s", "error": [1], "ts": 3}'],
+        [
+            b'{"run_id": ["x"], "step_id": true, "phase": 7, "ok": {"a": 1}, "payload": "s", "error": [1], "ts": 3}'
+        ],
     )
     reader, store = _fold(run)
     event = reader.event(0)
@@ -120,7 +133,9 @@ def test_wrong_types_in_every_field_of_the_line(tmp_path: Path) -> None:
         (b"{oops", "manifest.json is unreadable: invalid JSON"),
     ],
 )
-def test_missing_invalid_or_non_object_manifest_is_a_notice(tmp_path: Path, manifest: bytes | None, notice: str) -> None:
+def test_missing_invalid_or_non_object_manifest_is_a_notice(
+    tmp_path: Path, manifest: bytes | None, notice: str
+) -> None:
     """The header no longer just says "unknown": the status bar says why."""
     reader = TraceReader(_run(tmp_path, [b'{"phase": "INIT"}'], manifest=manifest))
     assert reader.manifest == {} and reader.status == "unknown"
@@ -129,7 +144,9 @@ def test_missing_invalid_or_non_object_manifest_is_a_notice(tmp_path: Path, mani
 
 def test_unknown_phases_are_noticed_once_each_and_kept_raw(tmp_path: Path) -> None:
     """An unknown kind is a notice (once, however many events) and its events stay raw."""
-    run = _run(tmp_path, [b'{"phase": "shiny"}', b'{"phase": "INIT"}', b'{"phase": "shiny"}', b'{"phase": "glow"}'])
+    run = _run(
+        tmp_path, [b'{"phase": "shiny"}', b'{"phase": "INIT"}', b'{"phase": "shiny"}', b'{"phase": "glow"}']
+    )
     _, store = _fold(run)
     assert store.unknown_kinds == {"shiny": 2, "glow": 1}
     assert store.notices == [
@@ -194,5 +211,10 @@ def test_manifest_token_figures_ignore_bools_and_huge_numbers() -> None:
     """The header's token figure from the manifest: only a real count."""
     assert manifest_tokens({"token_usage": True}) == 0
     assert manifest_tokens({"token_usage": 10**400}) == 0
-    assert manifest_tokens({"summary": {"token_usage": {"total_tokens": 1e999, "prompt_tokens": 3, "completion_tokens": 4}}}) == 7
+    assert (
+        manifest_tokens(
+            {"summary": {"token_usage": {"total_tokens": 1e999, "prompt_tokens": 3, "completion_tokens": 4}}}
+        )
+        == 7
+    )
     assert manifest_tokens({"token_usage": 3591}) == 3591

@@ -80,7 +80,7 @@ class StatusBar(Static):
     def __init__(self, store: RunStore, notices: list[str] | None = None, *, id: str | None = None) -> None:
         super().__init__("", id=id)
         self.store = store
-        self.notices = notices or []
+        self.notices = notices if notices is not None else []  # the screen's list, shared: it grows
         self._last: Text | None = None
 
     def on_mount(self) -> None:
