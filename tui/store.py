@@ -186,7 +186,7 @@ class PauseInfo:
 
 def short(value: Any, width: int = ACTION_WIDTH) -> str:
     """A one-line, width-capped rendering of a value for lists and headers."""
-    text = value if isinstance(value, str) else as_text(value)
+    text = value if isinstance(value, str) else repr(value)
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -370,7 +370,7 @@ class RunStore:
             result = ToolResult.read(p)
             if not result.ok:
                 step.ok = False
-                step.error = short(f"{result.tool}: {result.error}", 80)
+                step.error = short(f"{result.tool or 'tool'}: {result.error}", 80)
 
     def _drop_decide_exchange(self, step: StepSummary) -> None:
         """Forget the DECIDE-stage exchange made just before the first model_request."""

@@ -164,25 +164,27 @@ class ModelRequest:
     request_id: str | None
     model_id: str | None
     messages: tuple[Message, ...]
+    prepared: Any  # upstream's prompt text, when the payload has it instead of messages
     tools: tuple[str, ...]
     view: RequestView | None
     history_message_count: int | None
+
+    @property
+    def conversation(self) -> tuple[Message, ...]:
+        """The messages sent, or upstream's prepared text as one user message when there are none."""
+        if self.messages or self.prepared is None:
+            return self.messages
+        return (Message("user", self.prepared),)
 
     @classmethod
     def read(cls, payload: Any) -> ModelRequest:
         """The request from its payload."""
         p = as_dict(payload)
-        raw_messages = p.get("messages")
-        if isinstance(raw_messages, list):
-            messages = tuple(Message.read(m) for m in raw_messages if isinstance(m, dict))
-        elif "prepared" in p:  # upstream DECIDE/model_input without messages
-            messages = (Message("user", p["prepared"]),)
-        else:
-            messages = ()
         return cls(
             request_id=as_str(p.get("request_id")),
             model_id=as_str(p.get("model_id")),
-            messages=messages,
+            messages=tuple(Message.read(m) for m in as_dicts(p.get("messages"))),
+            prepared=None if isinstance(p.get("messages"), list) else p.get("prepared"),
             tools=tuple(as_texts(p.get("tools"))),
             view=RequestView.read(p.get("view")),
             history_message_count=as_int(p.get("history_message_count")),
@@ -195,6 +197,11 @@ def request_id(payload: dict[str, Any]) -> str | None:
     if isinstance(value, bool) or value is None or value == "":
         return None
     return value if isinstance(value, str) else (as_text(value) if isinstance(value, int) else None)
+
+
+def request_view(payload: dict[str, Any]) -> RequestView | None:
+    """Just the view of a ``model_request`` payload (what the context panes show), or None."""
+    return RequestView.read(payload.get("view"))
 
 
 def request_budget(payload: dict[str, Any]) -> BudgetFigures | None:
@@ -306,7 +313,7 @@ class ToolResult:
         error = p.get("error")
         return cls(
             call_id=call_id(p),
-            tool=as_text(p.get("tool")) or "tool",
+            tool=as_text(p.get("tool")),
             ok=as_bool(p.get("ok", True), default=True),
             result=p.get("result"),
             error=None if error is None else as_text(error),
@@ -330,10 +337,13 @@ class ToolInvocation:
         return self.status not in (None, "success")
 
 
-def action_results(payload: dict[str, Any]) -> list[ToolInvocation]:
-    """Upstream ACT ``action_results``: invocations paired with their results (stdout when given)."""
+def action_results(payload: dict[str, Any], *, paired: bool = False) -> list[ToolInvocation]:
+    """Upstream ACT ``action_results``: invocations with their results (stdout when given); with
+    ``paired``, only the invocations that have a result."""
     invocations = as_list(payload.get("tool_invocations"))
     results = as_list(payload.get("action_results"))
+    if paired:
+        invocations = invocations[: len(results)]
     out: list[ToolInvocation] = []
     for pos, inv in enumerate(invocations):
         data = as_dict(inv)
@@ -402,7 +412,7 @@ class MemoryRecall:
     """``memory_recall``: the namespace, the query, the records (or only their ids) recalled."""
 
     namespace: str
-    query: str
+    query: Any  # the query text, or the JSON query object the memory was asked
     record_ids: tuple[str, ...]
     records: tuple[MemoryRecord, ...]
 
@@ -416,7 +426,7 @@ class MemoryRecall:
         )
         return cls(
             namespace=as_text(p.get("namespace")),
-            query=as_text(p.get("query")),
+            query=p.get("query"),
             record_ids=tuple(as_texts(p.get("record_ids"))),
             records=records,
         )
