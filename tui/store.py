@@ -275,7 +275,7 @@ class RunStore:
         if not self.run_id and ev.run_id:
             self.run_id = ev.run_id
         phase = ev.phase if isinstance(ev.phase, str) else ""
-        p = as_dict(ev.payload)
+        p = ev.payload if type(ev.payload) is dict else as_dict(ev.payload)
         # Teardown events come after END with step 0 upstream; they say nothing about step 0.
         if phase in _TOOLSET_KINDS:
             return

@@ -44,7 +44,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from qitos.trace.fields import as_bool, as_int, as_text
+from qitos.trace.fields import INT_LIMIT, as_bool, as_int, as_text
 
 
 class EventKind(StrEnum):
@@ -169,15 +169,22 @@ class RunEvent:
         a step id that is not a usable integer (a float like ``1e999``, a bool, a 400-digit number)
         reads as 0, a non-string run id, phase or timestamp as empty, a non-object payload is
         wrapped as ``{"value": ...}``."""
-        step_id = as_int(data.get("step_id", 0))
+        # The usual, well-typed line takes the fast path of each test; the coercers take the rest.
+        step = data.get("step_id", 0)
+        if type(step) is not int or not -INT_LIMIT <= step <= INT_LIMIT:
+            step = as_int(step) or 0
+        run_id = data.get("run_id", "")
+        phase = data.get("phase", "")
+        ts = data.get("ts", "")
+        ok = data.get("ok", True)
         payload = data.get("payload")
         error = data.get("error")
         return cls(
-            run_id=data.get("run_id") if isinstance(data.get("run_id"), str) else "",
-            step_id=0 if step_id is None else step_id,
-            phase=data.get("phase") if isinstance(data.get("phase"), str) else "",
-            ok=as_bool(data.get("ok", True)),
-            payload=payload if isinstance(payload, dict) else {"value": payload},
-            error=None if error is None else as_text(error),
-            ts=data.get("ts") if isinstance(data.get("ts"), str) else "",
+            run_id=run_id if type(run_id) is str else "",
+            step_id=step,
+            phase=phase if type(phase) is str else "",
+            ok=ok if ok is True or ok is False else as_bool(ok),
+            payload=payload if type(payload) is dict else {"value": payload},
+            error=error if error is None or type(error) is str else as_text(error),
+            ts=ts if type(ts) is str else "",
         )

@@ -21,6 +21,8 @@ _FALSE_WORDS = frozenset({"false", "0", "no", "off", ""})
 
 def as_int(value: Any) -> int | None:
     """An int within ±2**63 from an int, an integral float or a decimal string; else None (bools too)."""
+    if type(value) is int:  # the usual case first: the fold calls this for every figure
+        return value if -INT_LIMIT <= value <= INT_LIMIT else None
     if isinstance(value, bool):
         return None  # True is not the count 1
     if isinstance(value, int):
@@ -37,6 +39,8 @@ def as_int(value: Any) -> int | None:
 
 def as_count(value: Any) -> int:
     """A non-negative count (tokens, units): as_int, with anything unusable or negative as 0."""
+    if type(value) is int and 0 <= value <= INT_LIMIT:
+        return value
     number = as_int(value)
     return number if number is not None and number > 0 else 0
 
@@ -82,7 +86,7 @@ def as_text(value: Any) -> str:
 
 def as_dict(value: Any) -> dict[str, Any]:
     """The value when it is a dict; else an empty dict."""
-    return value if isinstance(value, dict) else {}
+    return value if type(value) is dict or isinstance(value, dict) else {}
 
 
 def as_list(value: Any) -> list[Any]:

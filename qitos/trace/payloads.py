@@ -213,12 +213,17 @@ def request_budget(payload: dict[str, Any]) -> BudgetFigures | None:
 # ---- model_response --------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token usage of a response; ``figures`` keeps every field as written, for display."""
+    """Token usage of a response; ``figures`` gives every field as written, for display."""
 
     prompt_tokens: int | None
     completion_tokens: int | None
     total_tokens: int | None
-    figures: tuple[tuple[str, str], ...]
+    written: dict[str, Any]  # the usage object as it is in the trace
+
+    @property
+    def figures(self) -> tuple[tuple[str, str], ...]:
+        """Every (field, value) of the usage object as written, as text."""
+        return tuple((str(k), as_text(v)) for k, v in self.written.items())
 
     @property
     def total(self) -> int:
@@ -235,7 +240,7 @@ class Usage:
             prompt_tokens=as_int(data.get("prompt_tokens")),
             completion_tokens=as_int(data.get("completion_tokens")),
             total_tokens=as_int(data.get("total_tokens")),
-            figures=tuple((str(k), as_text(v)) for k, v in data.items()),
+            written=data,
         )
 
 
