@@ -34,6 +34,18 @@ Payloads of the added kinds (all JSON data; secrets are redacted before writing)
 ``lifecycle_resume``{policy_id, step_id}
 ``error``           {category, message, phase, recoverable, details}
 ``run_end``         {status, stop_reason, final_result, steps, token_usage}
+
+Each of these payloads has a small frozen dataclass in :mod:`qitos.trace.payloads` that reads it
+field by field from untrusted JSON (``ModelRequest`` with ``RequestView``, ``Contribution``,
+``BudgetFigures`` and ``Receipt``; ``ModelResponse`` with ``Usage``; ``ToolCall``; ``ToolResult``;
+``MemoryAppend``; ``MemoryRecall``; ``MemoryDelete``; ``SkillPublish``; ``SkillDeprecate``;
+``LifecyclePause``; ``LifecycleResume``; ``ErrorInfo``; ``RunEnd``; ``PAYLOAD_TYPES`` maps each kind to its
+class), and upstream's stage payloads have ``Decision`` (DECIDE ``decision_ready``),
+``action_results`` (ACT), ``Stop`` (CHECK_STOP ``stop``, END) and ``init_model_name`` (INIT).
+Producers name kinds by :class:`EventKind` and stages by :class:`Stage`; consumers read payloads
+only through those classes and the coercers of :mod:`qitos.trace.fields`, so a wrong type or a
+non-finite number in a trace costs one field, never the event. A line that cannot be read at all
+becomes an event of phase :data:`MALFORMED_PHASE` with the reason (:mod:`qitos.trace.parse`).
 """
 
 from __future__ import annotations
