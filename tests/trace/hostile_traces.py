@@ -157,15 +157,24 @@ SHAPES: dict[str, dict[str, Any]] = {
 for _kind in EventKind:
     SHAPES.setdefault(_kind, _PHASE)
 PHASES = [*(k.value for k in EventKind), "SOMETHING_NEW", ""]
+# Kinds with a payload class of their own are drawn three times as often: their fields are where
+# readers can go wrong.
+_DRAWN_PHASES = [*PHASES, *(2 * [k.value for k in EventKind if SHAPES.get(k) is not _PHASE])]
 
 
 def shaped(shape: Any) -> st.SearchStrategy[Any]:
-    """Values of ``shape`` whose every part may instead be any hostile JSON value."""
+    """Values of ``shape`` whose every part may instead be any hostile JSON value.
+
+    Mostly the shape itself (three branches in four), so that a wrong value deep inside a
+    well-formed payload — a string for a contribution's units — is drawn often, not once in ten
+    thousand lines."""
     if isinstance(shape, dict):
         fields = {k: shaped(v) for k, v in shape.items()}
-        return st.fixed_dictionaries({}, optional=fields) | JSON
+        whole = st.fixed_dictionaries(fields)
+        return st.one_of(whole, whole, st.fixed_dictionaries({}, optional=fields), JSON)
     if isinstance(shape, list):
-        return st.lists(shaped(shape[0]), max_size=3) | JSON
+        items = st.lists(shaped(shape[0]), min_size=1, max_size=3)
+        return st.one_of(items, items, items, JSON)
     return SCALARS | JSON
 
 
@@ -179,7 +188,7 @@ def event_lines(draw: st.DrawFn) -> bytes:
         return json.dumps(draw(JSON)).encode()
     if choice == 3:
         return draw(st.binary(max_size=24))
-    phase = draw(st.sampled_from(PHASES))
+    phase = draw(st.sampled_from(_DRAWN_PHASES))
     event: dict[str, Any] = {"phase": phase}
     for key, strategy in (
         ("run_id", SCALARS),
@@ -207,7 +216,8 @@ MANIFEST_SHAPE = {
 @st.composite
 def trace_families(draw: st.DrawFn) -> list[dict[str, bytes | None]]:
     """Run directories built from one drawn set of lines: every prefix of the lines is a trace of
-    its own, ending cleanly and cut inside the next line, with one of the drawn manifests.
+    its own, ending cleanly, cut inside the next line, and (every other one) with blank lines
+    between its lines, with one of the drawn manifests.
 
     Hypothesis spends far longer drawing a line than the reader and the fold spend on it, so each
     example yields a family of traces (one per prefix) rather than one."""
@@ -237,6 +247,9 @@ def trace_families(draw: st.DrawFn) -> list[dict[str, bytes | None]]:
         if count < len(lines):  # and the same run cut off inside its next line
             cut = events + lines[count][: len(lines[count]) // 2]
             family.append({"events.jsonl": cut, "steps.jsonl": steps, "manifest.json": manifest})
+        if count % 2 == 0:  # and with blank lines between its lines (line numbers shift)
+            spaced = b"\n\n".join(lines[:count]) + b"\n"
+            family.append({"events.jsonl": spaced, "steps.jsonl": steps, "manifest.json": manifest})
     return family
 
 

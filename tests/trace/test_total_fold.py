@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 # Deterministic (derandomize) and sized so the suite stays within a minute: EXAMPLES families of
 # traces, each trace up to 20 lines mixing valid events of every kind (any field of the wrong
 # type) with hostile lines; at least MIN_TRACES traces in all.
-EXAMPLES = 600
+EXAMPLES = 480
 MIN_TRACES = 10_000
 # Rewriting a small file costs ~1 ms on this machine's disk and ~10 µs in memory: use tmpfs when
 # there is one, or the disk would take most of the test's time.
