@@ -38,7 +38,8 @@ Payloads of the added kinds (all JSON data; secrets are redacted before writing)
 Each of these payloads has a small frozen dataclass in :mod:`qitos.trace.payloads` that reads it
 field by field from untrusted JSON (``ModelRequest`` with ``RequestView``, ``Contribution``,
 ``BudgetFigures`` and ``Receipt``; ``ModelResponse`` with ``Usage``; ``ToolCall``; ``ToolResult``;
-``MemoryAppend``; ``MemoryRecall``; ``MemoryDelete``; ``SkillPublish``; ``SkillDeprecate``;
+``MemoryAppend``, ``MemoryRecall``, ``MemoryDelete``, ``SkillPublish`` and ``SkillDeprecate`` (in
+:mod:`qitos.trace.store_payloads`);
 ``LifecyclePause``; ``LifecycleResume``; ``ErrorInfo``; ``RunEnd``; ``PAYLOAD_TYPES`` maps each kind to its
 class), and upstream's stage payloads have ``Decision`` (DECIDE ``decision_ready``),
 ``action_results`` (ACT), ``Stop`` (CHECK_STOP ``stop``, END) and ``init_model_name`` (INIT).

@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from qitos.trace.events import EventKind
-from qitos.trace.payloads import MemoryAppend, MemoryDelete, MemoryRecall
+from qitos.trace.store_payloads import MemoryAppend, MemoryDelete, MemoryRecall
 from tui.panes.base import Pane, kv
 from tui.store import StepSummary, short
 
