@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from qitos.trace.events import RunEvent
-from qitos.trace.parse import event_from_line, load_manifest, open_trace_file, symlink_problem
+from qitos.trace.parse import event_from_line, load_manifest, open_trace_file, trace_file_problem
 from qitos.trace.runs import token_total
 
 HEAD_BYTES = 1 << 20  # the first MiB holds the first few hundred events of any realistic trace
@@ -30,7 +30,7 @@ class HeadSource:
         self.complete = False  # True when the head holds every complete line of the file
         self._events: list[RunEvent] = []
         path = run_dir / "events.jsonl"
-        if symlink_problem(path) is not None or not path.is_file():
+        if trace_file_problem(path) is not None or not path.is_file():
             self.complete = True  # the reader says why, once it is open
             return
         try:

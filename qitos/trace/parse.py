@@ -11,8 +11,8 @@ every line. What is refused, and why:
 Lone UTF-16 surrogates (``"\\ud800"``) parse but cannot be encoded for the terminal or a file: they
 become U+FFFD. Non-finite and huge numbers parse and are left to the field coercers
 (:mod:`qitos.trace.fields`), so one bad figure costs that figure, not the event. Trace files that
-are symbolic links are refused: a run directory copied from elsewhere must not make the reader
-show a file outside it.
+are symbolic links are refused (a run directory copied from elsewhere must not make the reader
+show a file outside it), and so are FIFOs and devices (reading one would block or never end).
 """
 
 from __future__ import annotations
@@ -131,12 +131,13 @@ def event_from_line(raw: bytes, line: int, run_id: str) -> tuple[RunEvent, str |
     return event, None
 
 
-def symlink_problem(path: Path) -> str | None:
-    """Why ``path`` is refused as a trace file (it is a symbolic link), or None."""
+def trace_file_problem(path: Path) -> str | None:
+    """Why ``path`` is refused as a trace file — a symbolic link, or not a regular file (a FIFO
+    would block the reader forever) — or None (also when it is missing: callers say so)."""
     try:
         st = os.lstat(path)
     except OSError:
-        return None  # missing: callers say so in their own words
+        return None
     if stat.S_ISLNK(st.st_mode):
         try:
             target = os.readlink(path)
@@ -146,17 +147,33 @@ def symlink_problem(path: Path) -> str | None:
             f"{path.name} is a symbolic link (to {target}); refused: a run's trace files must be "
             "regular files inside its directory"
         )
+    if not stat.S_ISREG(st.st_mode):
+        return f"{path.name} is not a regular file ({_KINDS.get(stat.S_IFMT(st.st_mode), 'special file')}); refused"
     return None
 
 
+_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
+
+
 def open_trace_file(path: Path) -> int:
-    """A read-only descriptor for ``path`` that never follows a symbolic link (OSError otherwise)."""
-    return os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    """A read-only descriptor for ``path``, a regular file: never follows a symbolic link and never
+    blocks on a FIFO swapped in after it was checked (OSError otherwise)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path.name} is not a regular file")
+    return fd
 
 
 def read_trace_file(path: Path) -> bytes:
     """The bytes of a trace file, refusing a symbolic link (raises OSError, FileNotFoundError)."""
-    problem = symlink_problem(path)
+    problem = trace_file_problem(path)
     if problem is not None:
         raise OSError(problem)
     with os.fdopen(open_trace_file(path), "rb") as handle:
@@ -166,7 +183,7 @@ def read_trace_file(path: Path) -> bytes:
 def load_manifest(run_dir: Path, name: str = "manifest.json") -> tuple[dict[str, Any], str | None]:
     """A run's manifest object, or ({}, a sentence saying why there is none usable)."""
     path = run_dir / name
-    problem = symlink_problem(path)
+    problem = trace_file_problem(path)
     if problem is not None:
         return {}, problem
     try:

@@ -31,7 +31,7 @@ from qitos.trace.parse import (
     open_trace_file,
     parse_object,
     read_trace_file,
-    symlink_problem,
+    trace_file_problem,
 )
 from qitos.trace.runs import RunSummary, SkippedFolder, list_runs, scan_runs
 
@@ -90,7 +90,7 @@ class TraceReader:
         if self._events_usable():
             self._open_events()
             self._index_all()
-        elif symlink_problem(self._events_path) is None:  # a refused link was noticed already
+        elif trace_file_problem(self._events_path) is None:  # a refused link was noticed already
             self._notice(f"{EVENTS_FILE} is missing: the run recorded no events")
 
     # -- run state -------------------------------------------------------------------------
@@ -163,7 +163,7 @@ class TraceReader:
             on_disk = os.lstat(self._events_path)
         except FileNotFoundError:
             return 0
-        if symlink_problem(self._events_path) is not None:
+        if trace_file_problem(self._events_path) is not None:
             return 0  # replaced by a link since it was opened: what was indexed stays shown
         assert self._fd is not None
         if on_disk.st_ino != self._inode or on_disk.st_size < self._indexed_end:
@@ -185,7 +185,7 @@ class TraceReader:
     def steps(self) -> list[dict[str, Any]]:
         """The ``steps.jsonl`` records, step_id coerced to int; damaged lines kept raw with a notice."""
         path = self.run_dir / STEPS_FILE
-        problem = symlink_problem(path)
+        problem = trace_file_problem(path)
         if problem is not None:
             self._notice(problem)
             return []
@@ -277,7 +277,7 @@ class TraceReader:
 
     def _events_usable(self) -> bool:
         """Whether events.jsonl is there to read: a regular file, not a link (noticed if refused)."""
-        problem = symlink_problem(self._events_path)
+        problem = trace_file_problem(self._events_path)
         if problem is not None:
             self._notice(problem)
             return False

@@ -17,7 +17,7 @@ from qitos.trace.layout import (
     effective_status,
     is_run_dir,
 )
-from qitos.trace.parse import load_manifest, symlink_problem
+from qitos.trace.parse import load_manifest, trace_file_problem
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def summarize_run(run_dir: Path) -> RunSummary:
     steps = as_int(manifest.get("step_count", summary.get("steps")))
     if steps is None or steps < 0:
         steps_path = run_dir / STEPS_FILE
-        steps = 0 if symlink_problem(steps_path) else count_lines(steps_path)
+        steps = 0 if trace_file_problem(steps_path) else count_lines(steps_path)
     tokens = token_total(manifest.get("token_usage"))
     if tokens is None:
         tokens = token_total(summary.get("token_usage"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,38 @@ def test_manifest_token_figures_ignore_bools_and_huge_numbers() -> None:
         == 7
     )
     assert manifest_tokens({"token_usage": 3591}) == 3591
+
+
+@pytest.mark.parametrize("name", ["events.jsonl", "steps.jsonl", "manifest.json"])
+def test_named_pipes_in_a_run_directory_are_refused_not_waited_on(tmp_path: Path, name: str) -> None:
+    """A FIFO as a trace file or the writer lock would block the reader forever: refused at once."""
+    run = _run(tmp_path, [b'{"phase": "INIT"}'])
+    (run / "steps.jsonl").write_bytes(b'{"step_id": 0}\n')
+    (run / name).unlink()
+    os.mkfifo(run / name)
+    os.mkfifo(run / "writer.lock")
+    seen: dict[str, object] = {}
+
+    def read() -> None:
+        reader = TraceReader(run)
+        seen.update(notices=reader.notices, steps=reader.steps(), status=reader.status, events=len(reader))
+        seen["head"] = len(HeadSource(run, limit=10))
+        seen["listed"] = scan_runs(tmp_path)[0][0].problem
+
+    worker = threading.Thread(target=read, daemon=True)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive(), "the reader blocked on a named pipe"
+    refused = f"{name} is not a regular file (a named pipe); refused"
+    assert any(n.startswith(refused) for n in seen["notices"]), seen  # type: ignore[attr-defined]
+    expected = {
+        "events.jsonl": ("events", 0),
+        "steps.jsonl": ("steps", []),
+        "manifest.json": ("status", "unknown"),
+    }
+    key, value = expected[name]
+    assert seen[key] == value
+    if name == "events.jsonl":
+        assert seen["head"] == 0
+    if name == "manifest.json":
+        assert seen["listed"] == refused
