@@ -354,6 +354,10 @@ def check_trace(run_dir: Path, files: dict[str, bytes | None], export_dir: Path 
         for i, event in enumerate(events):
             read_payload(event)  # the typed payloads are total too
             event_text(event)
+            if not event.phase.startswith("toolset_"):  # teardown events belong to no step
+                pos = store.step_pos.get(event.step_id)
+                if pos is None or not store.steps[pos].first <= i <= store.steps[pos].last:
+                    problems.append(f"event {i} is not folded into its step {event.step_id}")
             if event.phase == MALFORMED_PHASE:
                 if not (
                     event.error
