@@ -121,7 +121,7 @@ class QitosApp(LastResort, App[int]):
         store = RunStore(HeadSource(run_dir, limit=FIRST_PAINT_EVENTS, run_id=run_id), run_id=run_id)
         store.declared_status = effective_status(manifest, run_dir)
         model = manifest.get("model_id")
-        store.model_id = str(model) if model else ""
+        store.model_id = model if isinstance(model, str) else ""  # a manifest is untrusted: text only
         store.declared_tokens = manifest_tokens(manifest)
         screen = RunScreen(
             store, replay=run_dir, export_dir=self.export_dir, from_list=from_list, panes=self.panes

@@ -10,15 +10,16 @@ so event indices agree across the hand-over.
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from qitos.trace.events import RunEvent
+from qitos.trace.parse import event_from_line, load_manifest, open_trace_file, trace_file_problem
+from qitos.trace.runs import token_total
 
 HEAD_BYTES = 1 << 20  # the first MiB holds the first few hundred events of any realistic trace
-MALFORMED = "<malformed>"  # the phase the TraceReader gives a damaged line
 
 
 class HeadSource:
@@ -29,10 +30,15 @@ class HeadSource:
         self.complete = False  # True when the head holds every complete line of the file
         self._events: list[RunEvent] = []
         path = run_dir / "events.jsonl"
-        if not path.is_file():
+        if trace_file_problem(path) is not None or not path.is_file():
+            self.complete = True  # the reader says why, once it is open
+            return
+        try:
+            fd = open_trace_file(path)
+        except OSError:
             self.complete = True
             return
-        with path.open("rb") as handle:
+        with os.fdopen(fd, "rb") as handle:
             data = handle.read(HEAD_BYTES)
             at_eof = not handle.read(1)
         end = data.rfind(b"\n")
@@ -44,7 +50,7 @@ class HeadSource:
                 continue  # the reader skips empty lines too (and only those)
             if len(self._events) >= limit:
                 return
-            self._events.append(_parse(raw, line_no, run_id))
+            self._events.append(event_from_line(raw, line_no, run_id)[0])
         self.complete = at_eof
 
     def __len__(self) -> int:
@@ -59,37 +65,15 @@ class HeadSource:
         return iter(self._events[start:stop])
 
 
-def _parse(raw: bytes, line: int, run_id: str) -> RunEvent:
-    try:
-        data: Any = json.loads(raw)
-    except ValueError as exc:
-        return _raw(raw, line, run_id, f"invalid JSON ({exc})")
-    if not isinstance(data, dict):
-        return _raw(raw, line, run_id, f"a JSON {type(data).__name__}, not an object")
-    event = RunEvent.from_dict(data)
-    event.run_id = event.run_id or run_id
-    return event
-
-
-def _raw(raw: bytes, line: int, run_id: str, reason: str) -> RunEvent:
-    text = raw.decode("utf-8", errors="replace")
-    payload = {"line": line, "text": text[:300]}
-    return RunEvent(run_id, 0, MALFORMED, False, payload, f"malformed trace line {line}: {reason}", "")
-
-
 def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """The run's manifest, or {} when it is missing or unreadable (the reader says why, later)."""
-    try:
-        data = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    """The run's manifest, or {} when it is missing or unusable (the reader says why, later)."""
+    return load_manifest(run_dir)[0]
 
 
 def manifest_tokens(manifest: dict[str, Any]) -> int:
     """The manifest's token total (top level, or in the summary as upstream writes it), else 0."""
-    tokens = manifest.get("token_usage")
+    tokens = token_total(manifest.get("token_usage"))
     summary = manifest.get("summary")
     if tokens is None and isinstance(summary, dict):
-        tokens = summary.get("token_usage")
-    return tokens if isinstance(tokens, int) else 0
+        tokens = token_total(summary.get("token_usage"))
+    return tokens if tokens is not None and tokens > 0 else 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -9,7 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from qitos.trace.events import RunEvent
+from qitos.trace.fields import as_text
+from qitos.trace.payloads import Message, payload_of, request_id
 from tui.store import RunStore
+
+NAME_LIMIT = 120  # characters of an export's file name before its digest: well under NAME_MAX (255)
 
 _SEARCHED_KEYS = (
     "messages",
@@ -25,18 +30,16 @@ _SEARCHED_KEYS = (
 
 def event_text(event: RunEvent) -> str:
     """The searchable text of an exchange event: messages, answers, tool calls and results."""
-    p = event.payload
+    p = payload_of(event)
     parts: list[str] = []
     for key in _SEARCHED_KEYS:
         value = p.get(key)
         if value is None:
             continue
         if key == "messages" and isinstance(value, list):
-            parts.extend(str(m.get("content", "")) for m in value if isinstance(m, dict))
+            parts.extend(as_text(Message.read(m).content) for m in value if isinstance(m, dict))
         else:
-            parts.append(
-                value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-            )
+            parts.append(as_text(value))
     return "\n".join(parts)
 
 
@@ -77,7 +80,7 @@ def export_request(store: RunStore, pos: int, folder: Path) -> Path:
     if not step.requests:
         raise ValueError(f"step {step.step} sent no model request to export")
     request = store.load(step.requests[-1])
-    rid = str(request.payload.get("request_id") or f"step{step.step}")
+    rid = request_id(payload_of(request)) or f"step{step.step}"
     response: dict[str, Any] | None = None
     for ex_pos in step.exchanges:
         ex = store.exchanges[ex_pos]
@@ -85,6 +88,9 @@ def export_request(store: RunStore, pos: int, folder: Path) -> Path:
             response = store.load(ex.response).to_dict()
     data = {"run_id": store.run_id, "step_id": step.step, "request": request.to_dict(), "response": response}
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{store.run_id}-step{step.step}-{rid}")
+    if len(safe) > NAME_LIMIT:
+        # Ids come from the trace: a long one is cut, and a digest keeps different ones apart.
+        safe = f"{safe[:NAME_LIMIT]}-{hashlib.sha256(safe.encode()).hexdigest()[:12]}"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{safe}.json"
     path.write_text(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8")

@@ -8,7 +8,6 @@ keeps a 1 GB trace foldable in bounded memory and makes selecting a step cheap.
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -16,13 +15,35 @@ from typing import Any, Protocol
 
 from qitos.trace.events import (
     KNOWN_KINDS,
+    MALFORMED_PHASE,
     STATUS_COMPLETED,
     STATUS_FAILED,
     STATUS_INTERRUPTED,
     STATUS_PAUSED,
     STATUS_RUNNING,
     STATUS_STOPPED,
+    EventKind,
     RunEvent,
+    Stage,
+)
+from qitos.trace.fields import as_dict, as_int, as_str, as_text
+from qitos.trace.parse import malformed_notice
+from qitos.trace.payloads import (
+    Decision,
+    ErrorInfo,
+    LifecyclePause,
+    RunEnd,
+    Stop,
+    ToolCall,
+    ToolResult,
+    action_results,
+    call_id,
+    init_model_name,
+    request_budget,
+    request_id,
+    response_tool_calls,
+    response_usage,
+    stage_of,
 )
 
 # What the header says for each manifest / run_end status.
@@ -35,7 +56,20 @@ DISPLAY_STATUS = {
     STATUS_INTERRUPTED: "interrupted",
 }
 
-_SHOWN_PHASES = frozenset({"INIT", "OBSERVE", "DECIDE", "ACT", "END"})  # where a step got to
+# Where a step got to; the values are plain strings (a live event's phase may be an EventKind).
+_SHOWN_PHASES = {
+    kind.value: kind.value
+    for kind in (EventKind.INIT, EventKind.OBSERVE, EventKind.DECIDE, EventKind.ACT, EventKind.END)
+}
+_MODEL_STAGES = frozenset({Stage.MODEL_INPUT, Stage.MODEL_OUTPUT})
+_TOOLSET_KINDS = frozenset(
+    {
+        EventKind.TOOLSET_SETUP_START,
+        EventKind.TOOLSET_SETUP_END,
+        EventKind.TOOLSET_TEARDOWN_START,
+        EventKind.TOOLSET_TEARDOWN_END,
+    }
+)
 _NAMES: dict[tuple[str, ...], tuple[str, ...]] = {}  # shared category-name tuples (memory)
 BUDGET_CATEGORIES = ("instructions", "tools", "context", "exchanges")
 ACTION_WIDTH = 60
@@ -165,15 +199,8 @@ def format_action(action: Any) -> str:
             inner = ", ".join(f"{k}={short(v, 24)}" for k, v in args.items())
         else:
             inner = "" if args is None else short(args, 24)
-        return short(f"{action['name']}({inner})")
+        return short(f"{as_text(action['name'])}({inner})")
     return short(action)
-
-
-def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
 
 
 class RunStore:
@@ -202,6 +229,8 @@ class RunStore:
         self.pause: PauseInfo | None = None
         self.error_count = 0
         self.unknown_kinds: dict[str, int] = {}
+        # Sentences for the status bar about what the fold kept raw (unknown or missing kinds).
+        self.notices: list[str] = []
         self.memory_ops = 0
         self.skill_ops = 0
         self._by_call: dict[str, int] = {}
@@ -245,14 +274,16 @@ class RunStore:
     def _apply_one(self, ev: RunEvent, i: int) -> None:
         if not self.run_id and ev.run_id:
             self.run_id = ev.run_id
-        phase = ev.phase
-        p = ev.payload if isinstance(ev.payload, dict) else {}
+        phase = ev.phase if isinstance(ev.phase, str) else ""
+        p = ev.payload if type(ev.payload) is dict else as_dict(ev.payload)
         # Teardown events come after END with step 0 upstream; they say nothing about step 0.
-        if phase.startswith("toolset_"):
+        if phase in _TOOLSET_KINDS:
             return
-        step = self._step(ev.step_id, i)
-        if phase in _SHOWN_PHASES:
-            step.phase = sys.intern(phase)
+        step_id = ev.step_id if type(ev.step_id) is int else (as_int(ev.step_id) or 0)
+        step = self._step(step_id, i)
+        shown = _SHOWN_PHASES.get(phase)
+        if shown is not None:
+            step.phase = shown
         if not ev.ok:
             step.ok = False
             step.error = short(ev.error or p.get("message") or phase, 80)
@@ -260,53 +291,63 @@ class RunStore:
         if handler is not None:
             handler(self, ev, p, step, i)
         elif phase not in KNOWN_KINDS:
-            self.unknown_kinds[phase] = self.unknown_kinds.get(phase, 0) + 1
-            step.raw += (i,)
+            self._keep_raw(ev, phase, step, i)
+
+    def _keep_raw(self, ev: RunEvent, phase: str, step: StepSummary, i: int) -> None:
+        """An event of no kind this version folds: kept raw at its step, its kind noticed once."""
+        step.raw += (i,)
+        seen = self.unknown_kinds.get(phase, 0)
+        self.unknown_kinds[phase] = seen + 1
+        if phase == MALFORMED_PHASE:
+            # Worded as the reader words it, so the screen shows a line parsed by either once.
+            self.notices.append(malformed_notice(ev))
+        elif seen:
+            return
+        elif phase:
+            name = short(phase, 40)
+            self.notices.append(f"unknown event kind {name!r} (first at event {i + 1}): shown as raw events")
+        else:
+            self.notices.append(f"events without a kind (first at event {i + 1}): shown as raw events")
 
     # model_request / model_response ---------------------------------------------------------------
     def _on_request(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         if not self._native_requests:
             self._native_requests = True
             self._drop_decide_exchange(step)
-        rid = str(p.get("request_id") or f"req@{i}")
+        rid = request_id(p) or f"req@{i}"
         ex = self._exchange(step, rid)
         ex.request = i
         step.requests += (i,)
-        if p.get("model_id"):
-            self.model_id = str(p["model_id"])
-        view = p.get("view")
-        if isinstance(view, dict) and isinstance(view.get("budget"), dict):
-            budget = view["budget"]
-            used = budget.get("used") if isinstance(budget.get("used"), dict) else {}
-            names = tuple(str(k) for k in used)
+        model_id = as_str(p.get("model_id"))
+        if model_id:
+            self.model_id = model_id
+        figures = request_budget(p)
+        if figures is not None:
+            names = tuple(name for name, _ in figures.used)
+            units = tuple(units for _, units in figures.used)
             step.budget = Budget(
-                max_units=_int(budget.get("max_units")),
-                unit=sys.intern(str(budget.get("unit") or "units")),
+                max_units=figures.max_units,
+                unit=_NAMES.setdefault((figures.unit,), (figures.unit,))[0],
                 names=_NAMES.setdefault(names, names),
-                units=tuple(_int(v) for v in used.values()),
-                available_units=budget.get("available_units")
-                if isinstance(budget.get("available_units"), int)
-                else None,
+                units=units,
+                available_units=figures.available_units,
             )
-            step.used_units = sum(_int(v) for v in used.values())
+            step.used_units = sum(units)
 
     def _on_response(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        rid = str(p.get("request_id") or f"req@{i}")
+        rid = request_id(p) or f"req@{i}"
         ex = self._exchange(step, rid)
         ex.response = i
         self.exchange_by_id.pop(rid, None)  # answered: only unanswered requests are looked up
-        usage = p.get("usage") if isinstance(p.get("usage"), dict) else {}
-        tokens = _int(usage.get("total_tokens")) or _int(usage.get("prompt_tokens")) + _int(
-            usage.get("completion_tokens")
-        )
+        tokens = response_usage(p).total
         ex.tokens += tokens
         step.tokens += tokens
         self.total_tokens += tokens
-        calls = p.get("tool_calls")
-        if isinstance(calls, list) and calls:
+        calls = response_tool_calls(p)
+        if calls:
             step.action = short("; ".join(format_action(c) for c in calls))
         elif p.get("text") and not step.action:
-            step.action = short("answer: " + str(p["text"]))
+            step.action = short("answer: " + as_text(p["text"]))
 
     def _last_exchange(self, step: StepSummary, i: int) -> Exchange:
         if step.exchanges:
@@ -316,17 +357,20 @@ class RunStore:
     def _on_tool_call(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         ex = self._last_exchange(step, i)
         ex.tool_calls += (i,)
-        self._by_call[str(p.get("call_id"))] = ex.number - 1
+        call = ToolCall.read(p)
+        self._by_call[str(call.call_id)] = ex.number - 1
         if not step.action:
-            step.action = format_action({"name": p.get("tool", "?"), "args": p.get("args")})
+            step.action = format_action({"name": call.tool, "args": call.args})
 
     def _on_tool_result(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        pos = self._by_call.pop(str(p.get("call_id")), None)  # answered: the id is not needed again
+        pos = self._by_call.pop(str(call_id(p)), None)  # answered: the id is not needed again
         ex = self.exchanges[pos] if pos is not None else self._last_exchange(step, i)
         ex.tool_results += (i,)
-        if p.get("ok") is False:
-            step.ok = False
-            step.error = short(f"{p.get('tool', 'tool')}: {p.get('error')}", 80)
+        if p.get("ok") is not True and "ok" in p:
+            result = ToolResult.read(p)
+            if not result.ok:
+                step.ok = False
+                step.error = short(f"{result.tool or 'tool'}: {result.error}", 80)
 
     def _drop_decide_exchange(self, step: StepSummary) -> None:
         """Forget the DECIDE-stage exchange made just before the first model_request."""
@@ -344,42 +388,43 @@ class RunStore:
 
     # upstream phases: DECIDE model_input/model_output/decision_ready, ACT action_results ----------
     def _on_decide(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        stage = p.get("stage")
-        if self._native_requests and stage in ("model_input", "model_output"):
+        stage = stage_of(p)
+        if self._native_requests and stage in _MODEL_STAGES:
             return
-        if stage == "model_input":
+        if stage == Stage.MODEL_INPUT:
             self._exchange(step, f"decide@{step.step}").request = i
             step.requests += (i,)
-        elif stage == "model_output":
+        elif stage == Stage.MODEL_OUTPUT:
             self._exchange(step, f"decide@{step.step}").response = i
-        elif stage == "decision_ready":
-            actions = p.get("actions")
-            if isinstance(actions, list) and actions:
-                step.action = short("; ".join(format_action(a) for a in actions))
-            elif p.get("final_answer") is not None:
-                step.action = short("final: " + str(p["final_answer"]))
+        elif stage == Stage.DECISION_READY:
+            decision = Decision.read(p)
+            if decision.actions:
+                step.action = short("; ".join(format_action(a) for a in decision.actions))
+            elif decision.final_answer is not None:
+                step.action = short("final: " + decision.final_answer)
 
     def _on_act(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        if p.get("stage") == "action_results" and not self._native_requests:
+        if stage_of(p) == Stage.ACTION_RESULTS and not self._native_requests:
             ex = self._last_exchange(step, i)
             ex.tool_results += (i,)
-            for inv in p.get("tool_invocations") or []:
-                if isinstance(inv, dict) and inv.get("status") not in (None, "success"):
+            for inv in action_results(p):
+                if inv.failed:
                     step.ok = False
-                    step.error = short(f"{inv.get('tool_name')}: {inv.get('error')}", 80)
+                    step.error = short(f"{inv.tool_name}: {inv.error}", 80)
 
     def _on_init(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        meta = p.get("run_meta")
-        if isinstance(meta, dict) and meta.get("model_name") and not self.model_id:
-            self.model_id = str(meta["model_name"])
+        name = init_model_name(p)
+        if name and not self.model_id:
+            self.model_id = name
 
     def _on_check_stop(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        if p.get("stage") == "stop":
-            self.stop_reason = p.get("stop_reason") or self.stop_reason
+        if stage_of(p) == Stage.STOP:
+            stop = Stop.read(p)
+            self.stop_reason = stop.stop_reason or self.stop_reason
             self.final_result = p.get("final_result", self.final_result)
 
     def _on_end(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        self.stop_reason = p.get("stop_reason") or self.stop_reason
+        self.stop_reason = Stop.read(p).stop_reason or self.stop_reason
 
     def _on_memory(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         step.memory += (i,)
@@ -391,15 +436,14 @@ class RunStore:
 
     def _on_pause(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         step.pauses += (i,)
-        policy = str(p.get("policy_id") or "?")
-        pending = p.get("pending_actions")
+        pause = LifecyclePause.read(p)
         self.pause = PauseInfo(
-            policy_id=policy,
-            reason=str(p.get("reason") or ""),
-            step=_int(p.get("step_id", ev.step_id)),
-            boundary=str(p.get("boundary") or ""),
-            pending_actions=[a for a in pending if isinstance(a, dict)] if isinstance(pending, list) else [],
-            own=policy == self.own_policy_id,
+            policy_id=pause.policy_id,
+            reason=pause.reason,
+            step=step.step if pause.step_id is None else pause.step_id,
+            boundary=pause.boundary,
+            pending_actions=list(pause.pending_actions),
+            own=pause.policy_id == self.own_policy_id,
         )
         self.status = STATUS_PAUSED
 
@@ -412,16 +456,16 @@ class RunStore:
         step.errors += (i,)
         self.error_count += 1
         step.ok = False
-        step.error = short(f"{p.get('category', 'error')}: {p.get('message', ev.error)}", 80)
+        info = ErrorInfo.read(p)
+        step.error = short(f"{info.category}: {info.message if info.message is not None else ev.error}", 80)
 
     def _on_run_end(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
-        status = p.get("status")
-        if isinstance(status, str) and status:
-            self.status = status
-        self.stop_reason = p.get("stop_reason") or self.stop_reason
+        end = RunEnd.read(p)
+        if end.status:
+            self.status = end.status
+        self.stop_reason = end.stop_reason or self.stop_reason
         self.final_result = p.get("final_result", self.final_result)
-        usage = p.get("token_usage")
-        total = _int(usage.get("total_tokens")) if isinstance(usage, dict) else _int(usage)
+        total = end.token_usage or 0
         if total > self.total_tokens:
             self.total_tokens = total
         self.pause = None
@@ -470,22 +514,22 @@ class RunStore:
 
 
 _HANDLERS = {
-    "model_request": RunStore._on_request,
-    "model_response": RunStore._on_response,
-    "tool_call": RunStore._on_tool_call,
-    "tool_result": RunStore._on_tool_result,
-    "DECIDE": RunStore._on_decide,
-    "ACT": RunStore._on_act,
-    "INIT": RunStore._on_init,
-    "CHECK_STOP": RunStore._on_check_stop,
-    "END": RunStore._on_end,
-    "memory_append": RunStore._on_memory,
-    "memory_recall": RunStore._on_memory,
-    "memory_delete": RunStore._on_memory,
-    "skill_publish": RunStore._on_skill,
-    "skill_deprecate": RunStore._on_skill,
-    "lifecycle_pause": RunStore._on_pause,
-    "lifecycle_resume": RunStore._on_resume,
-    "error": RunStore._on_error,
-    "run_end": RunStore._on_run_end,
+    EventKind.MODEL_REQUEST: RunStore._on_request,
+    EventKind.MODEL_RESPONSE: RunStore._on_response,
+    EventKind.TOOL_CALL: RunStore._on_tool_call,
+    EventKind.TOOL_RESULT: RunStore._on_tool_result,
+    EventKind.DECIDE: RunStore._on_decide,
+    EventKind.ACT: RunStore._on_act,
+    EventKind.INIT: RunStore._on_init,
+    EventKind.CHECK_STOP: RunStore._on_check_stop,
+    EventKind.END: RunStore._on_end,
+    EventKind.MEMORY_APPEND: RunStore._on_memory,
+    EventKind.MEMORY_RECALL: RunStore._on_memory,
+    EventKind.MEMORY_DELETE: RunStore._on_memory,
+    EventKind.SKILL_PUBLISH: RunStore._on_skill,
+    EventKind.SKILL_DEPRECATE: RunStore._on_skill,
+    EventKind.LIFECYCLE_PAUSE: RunStore._on_pause,
+    EventKind.LIFECYCLE_RESUME: RunStore._on_resume,
+    EventKind.ERROR: RunStore._on_error,
+    EventKind.RUN_END: RunStore._on_run_end,
 }

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from qitos.trace.events import RunEvent
+from qitos.trace.events import EventKind, RunEvent
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 TOOLS = ["read_file", "run_tests", "write_file"]
@@ -40,13 +40,15 @@ def synthetic_events(
         n += 1
         return RunEvent(run_id, step, phase, ok, payload, error, _ts(n))
 
-    yield ev(0, "INIT", {"task": "Fix the failing test in calc.py", "run_meta": {"model_name": model_id}})
+    yield ev(
+        0, EventKind.INIT, {"task": "Fix the failing test in calc.py", "run_meta": {"model_name": model_id}}
+    )
     for s in range(steps):
-        yield ev(s, "OBSERVE", {"stage": "start"})
+        yield ev(s, EventKind.OBSERVE, {"stage": "start"})
         if s % 3 == 1:
             yield ev(
                 s,
-                "memory_recall",
+                EventKind.MEMORY_RECALL,
                 {
                     "namespace": "notes",
                     "query": "calc add bug",
@@ -60,7 +62,7 @@ def synthetic_events(
             pending = [{"name": TOOLS[s % 3], "args": {"path": "calc.py"}}]
             yield ev(
                 s,
-                "lifecycle_pause",
+                EventKind.LIFECYCLE_PAUSE,
                 {
                     "policy_id": "demo.pause_before_write",
                     "reason": "about to write a file",
@@ -69,8 +71,8 @@ def synthetic_events(
                     "pending_actions": pending,
                 },
             )
-            yield ev(s, "lifecycle_resume", {"policy_id": "demo.pause_before_write", "step_id": s})
-        yield ev(s, "DECIDE", {"stage": "start"})
+            yield ev(s, EventKind.LIFECYCLE_RESUME, {"policy_id": "demo.pause_before_write", "step_id": s})
+        yield ev(s, EventKind.DECIDE, {"stage": "start"})
         selected = [f"ex-{k:04d}" for k in range(max(0, s - 2), s)]
         # Older exchanges were compacted by earlier receipts: a request lists only the recent ones.
         omitted = [f"ex-{k:04d}" for k in range(max(0, s - 22), max(0, s - 2))]
@@ -135,14 +137,14 @@ def synthetic_events(
         ]
         yield ev(
             s,
-            "model_request",
+            EventKind.MODEL_REQUEST,
             {"request_id": rid, "model_id": model_id, "messages": messages, "tools": TOOLS, "view": view},
         )
         tool = TOOLS[s % 3]
         final = s == steps - 1
         yield ev(
             s,
-            "model_response",
+            EventKind.MODEL_RESPONSE,
             {
                 "request_id": rid,
                 "text": "Done: the test passes." if final else f"I will call {tool}.",
@@ -156,14 +158,14 @@ def synthetic_events(
             },
         )
         if not final:
-            yield ev(s, "ACT", {"stage": "start"})
+            yield ev(s, EventKind.ACT, {"stage": "start"})
             call = f"call-{s:04d}"
-            yield ev(s, "tool_call", {"call_id": call, "tool": tool, "args": {"path": "calc.py"}})
+            yield ev(s, EventKind.TOOL_CALL, {"call_id": call, "tool": tool, "args": {"path": "calc.py"}})
             ok = s != 2
             body = ("def add(a, b):\n    return a - b\n" if ok else "") + "x" * payload_pad
             yield ev(
                 s,
-                "tool_result",
+                EventKind.TOOL_RESULT,
                 {
                     "call_id": call,
                     "tool": tool,
@@ -179,7 +181,7 @@ def synthetic_events(
             if s % 2 == 0:
                 yield ev(
                     s,
-                    "memory_append",
+                    EventKind.MEMORY_APPEND,
                     {
                         "record_id": f"mem-{s + 1:03d}",
                         "role": "note",
@@ -191,14 +193,14 @@ def synthetic_events(
         if s == steps - 2:
             yield ev(
                 s,
-                "skill_publish",
+                EventKind.SKILL_PUBLISH,
                 {"name": "fix_sign_bug", "version": 2, "namespace": "demo", "description": "x"},
             )
-        yield ev(s, "CHECK_STOP", {"stage": "stop" if final else "continue"})
+        yield ev(s, EventKind.CHECK_STOP, {"stage": "stop" if final else "continue"})
     if end:
         yield ev(
             steps - 1,
-            "run_end",
+            EventKind.RUN_END,
             {
                 "status": "completed",
                 "stop_reason": "final_result",

@@ -9,6 +9,7 @@ from qitos.core.action import Action
 from qitos.engine.result import StepRecord
 from qitos.engine.run_state import RunState
 from qitos.engine.serialize import jsonable
+from qitos.trace.events import EventKind
 
 
 class ActMixin:
@@ -16,7 +17,7 @@ class ActMixin:
 
     def _act(self, run: RunState, actions: list[Any], record: StepRecord) -> list[Any]:
         self._call_hooks("on_before_phase", run, "ACT")
-        self._emit(run, "ACT", {"stage": "start"})
+        self._emit(run, EventKind.ACT, {"stage": "start"})
         results: list[Any] = []
         invocations: list[dict[str, Any]] = []
         for index, action in enumerate(actions):
@@ -44,7 +45,7 @@ class ActMixin:
             )
         self._emit(
             run,
-            "ACT",
+            EventKind.ACT,
             {"stage": "action_results", "tool_invocations": invocations, "action_results": jsonable(results)},
         )
         self._call_hooks("on_after_phase", run, "ACT", action_results=results)
@@ -53,7 +54,7 @@ class ActMixin:
     def _run_tool(self, run: RunState, action: Any, call_id: str) -> tuple[Any, dict[str, Any]]:
         name = getattr(action, "name", type(action).__name__)
         args = getattr(action, "args", {})
-        self._emit(run, "tool_call", {"call_id": call_id, "tool": name, "args": jsonable(args)})
+        self._emit(run, EventKind.TOOL_CALL, {"call_id": call_id, "tool": name, "args": jsonable(args)})
         if isinstance(action, Action):
             outcome = run.executor.execute(action)
         else:
@@ -66,7 +67,7 @@ class ActMixin:
             )
         self._emit(
             run,
-            "tool_result",
+            EventKind.TOOL_RESULT,
             {
                 "call_id": call_id,
                 "tool": name,
@@ -82,7 +83,7 @@ class ActMixin:
         if not outcome.ok:
             self._emit(
                 run,
-                "error",
+                EventKind.ERROR,
                 {
                     "category": "tool",
                     "message": outcome.error,
@@ -111,7 +112,7 @@ class ActMixin:
         name = getattr(action, "name", type(action).__name__)
         self._emit(
             run,
-            "tool_call",
+            EventKind.TOOL_CALL,
             {"call_id": call_id, "tool": name, "args": jsonable(getattr(action, "args", {}))},
         )
         start = time.perf_counter()
@@ -120,11 +121,11 @@ class ActMixin:
         except Exception as exc:  # noqa: BLE001 - env refusal is a step result
             result, ok, error = None, False, f"env.step failed: {type(exc).__name__}: {exc}"
         latency = (time.perf_counter() - start) * 1000
-        self._emit(run, "ACT", {"stage": "env_step", "env_result": jsonable(result)})
+        self._emit(run, EventKind.ACT, {"stage": "env_step", "env_result": jsonable(result)})
         payload = {"call_id": call_id, "tool": name, "ok": ok, "result": jsonable(result), "error": error}
         self._emit(
             run,
-            "tool_result",
+            EventKind.TOOL_RESULT,
             {**payload, "attempts": 1, "latency_ms": round(latency, 3)},
             ok=ok,
             error=error,

@@ -47,6 +47,7 @@ from qitos.trace import sink
 from qitos.trace.events import (
     STATUS_PAUSED,
     STATUS_RUNNING,
+    EventKind,
     RunEvent,
     utc_now,
 )
@@ -244,7 +245,9 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         run.segment_start = self.clock()
         with sink.bind(self._sink_emitter(run)):
             self._emit(
-                run, "lifecycle_resume", {"policy_id": snapshot.policy_id, "step_id": snapshot.step_id}
+                run,
+                EventKind.LIFECYCLE_RESUME,
+                {"policy_id": snapshot.policy_id, "step_id": snapshot.step_id},
             )
             if run.writer is not None:
                 run.writer.update_manifest(status=STATUS_RUNNING)
@@ -260,7 +263,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         info = {"category": "system", "message": message, "phase": "", "recoverable": False, "details": {}}
         run.error = info
         try:
-            self._emit(run, "error", info, ok=False, error=message)
+            self._emit(run, EventKind.ERROR, info, ok=False, error=message)
             self._set_stop(run, reason)
             self._finish(run)
         except Exception:  # noqa: BLE001 - the original exception is the one worth raising
@@ -303,7 +306,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         event, line = redactor.mask_event(raw)
         with run.lock:
             run.events.append(event)
-            if phase == "error":
+            if phase == EventKind.ERROR:
                 run.failures.append(event.payload)
             if writer is not None and not run.closed:
                 if getattr(writer, "redactor", None) is redactor and hasattr(writer, "write_masked"):
@@ -348,7 +351,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
                     self.hook_errors.append(message)
                     self._emit(
                         run,
-                        "error",
+                        EventKind.ERROR,
                         {
                             "category": "system",
                             "message": message,
@@ -460,7 +463,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         """Cancellation and the time/token budgets, checked at every boundary inside a step."""
         if self._cancel.is_set():
             self._cancel.clear()
-            self._emit(run, "CHECK_STOP", {"stage": "cancel", "detail": "request_cancel() observed"})
+            self._emit(run, EventKind.CHECK_STOP, {"stage": "cancel", "detail": "request_cancel() observed"})
             self._stop_now(run, StopReason.CANCELLED_IMMEDIATE)
         budget = run.budget
         if budget.max_runtime_seconds is not None and run.elapsed(self.clock) >= budget.max_runtime_seconds:
@@ -522,7 +525,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
     def _report_error(self, run: RunState, exc: QitosRuntimeError, *, retrying: bool) -> None:
         payload = exc.info.to_dict()
         payload["retrying"] = retrying
-        event = self._emit(run, "error", payload, ok=False, error=exc.info.message)
+        event = self._emit(run, EventKind.ERROR, payload, ok=False, error=exc.info.message)
         # Hooks get the masked payload, as on_event does.
         self._call_hooks("on_error", run, exc.info.phase, error=event.payload, exception=exc)
 

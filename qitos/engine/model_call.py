@@ -17,6 +17,7 @@ from qitos.core.errors import (
 from qitos.engine.serialize import jsonable
 from qitos.models.base import ModelResponse, as_model
 from qitos.models.estimate import estimate_usage
+from qitos.trace.events import EventKind
 
 
 class ModelCaller:
@@ -71,7 +72,7 @@ class ModelCaller:
             ) from exc
         engine._emit(
             run,
-            "DECIDE",
+            EventKind.DECIDE,
             {
                 "stage": "model_input",
                 "prepared": user_text,
@@ -89,7 +90,7 @@ class ModelCaller:
         }
         if request.view is not None:
             payload["view"] = request.view
-        engine._emit(run, "model_request", payload)
+        engine._emit(run, EventKind.MODEL_REQUEST, payload)
         start = engine.clock()
         try:
             response = self.model.complete(request.messages, tools=tool_specs or None)
@@ -116,7 +117,7 @@ class ModelCaller:
         run.tokens += usage.total_tokens
         engine._emit(
             run,
-            "model_response",
+            EventKind.MODEL_RESPONSE,
             {
                 "request_id": request.request_id,
                 "text": response.text,
@@ -128,7 +129,7 @@ class ModelCaller:
                 "model_id": response.model_id,
             },
         )
-        engine._emit(run, "DECIDE", {"stage": "model_output", "raw_output": response.text})
+        engine._emit(run, EventKind.DECIDE, {"stage": "model_output", "raw_output": response.text})
         engine.request_builder.record_response(request, response, step_id=step_id)
         engine._history_append("user", user_text, step_id)
         engine._history_append("assistant", response.text, step_id)

@@ -11,7 +11,7 @@ from qitos.engine.result import EngineResult
 from qitos.engine.run_state import RunState
 from qitos.engine.runtime import RuntimeSnapshot
 from qitos.engine.serialize import jsonable
-from qitos.trace.events import STATUS_COMPLETED, STATUS_FAILED, STATUS_PAUSED, STATUS_STOPPED
+from qitos.trace.events import STATUS_COMPLETED, STATUS_FAILED, STATUS_PAUSED, STATUS_STOPPED, EventKind
 
 StateT = TypeVar("StateT")
 
@@ -46,7 +46,7 @@ class OutcomeMixin:
         ]
         self._emit(
             run,
-            "lifecycle_pause",
+            EventKind.LIFECYCLE_PAUSE,
             {
                 "policy_id": snapshot.policy_id,
                 "reason": snapshot.reason,
@@ -71,15 +71,15 @@ class OutcomeMixin:
         status = status_for(run.stop_reason)
         run.status = status
         self._keep_partial_step(run)
-        self._emit(run, "END", {"stop_reason": run.stop_reason}, step_id=max(run.step_count - 1, 0))
+        self._emit(run, EventKind.END, {"stop_reason": run.stop_reason}, step_id=max(run.step_count - 1, 0))
         registry = self.agent.tool_registry
         if run.toolsets_open and registry is not None:
-            self._emit(run, "toolset_teardown_start", {"toolsets": registry.list_toolsets()})
+            self._emit(run, EventKind.TOOLSET_TEARDOWN_START, {"toolsets": registry.list_toolsets()})
             try:
                 registry.teardown({"run_id": run.run_id, "env": self.env})
             except QitosRuntimeError as exc:
                 self._report_error(run, exc, retrying=False)
-            self._emit(run, "toolset_teardown_end", {"toolsets": registry.list_toolsets()})
+            self._emit(run, EventKind.TOOLSET_TEARDOWN_END, {"toolsets": registry.list_toolsets()})
         if self.owned_env is not None:
             self.owned_env.close()
         result = self._result(run)
@@ -88,7 +88,7 @@ class OutcomeMixin:
             summary["task_result"] = jsonable(result.task_result)
         self._emit(
             run,
-            "run_end",
+            EventKind.RUN_END,
             {
                 "status": status,
                 "stop_reason": run.stop_reason,

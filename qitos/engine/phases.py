@@ -17,6 +17,7 @@ from qitos.engine.policies import CriticOutput
 from qitos.engine.result import StepRecord
 from qitos.engine.run_state import RunState
 from qitos.engine.serialize import diff, jsonable, state_dict
+from qitos.trace.events import EventKind
 
 
 class PhaseMixin:
@@ -24,19 +25,19 @@ class PhaseMixin:
 
     def _observe(self, run: RunState) -> Any:
         self._call_hooks("on_before_phase", run, "OBSERVE")
-        self._emit(run, "OBSERVE", {"stage": "start"})
+        self._emit(run, EventKind.OBSERVE, {"stage": "start"})
         env_view = None
         if self.env is not None:
             env_view = self._guard(run, "OBSERVE", self.env.observe)
         observation = self._guard(run, "OBSERVE", lambda: self.agent.observe(run.state, env_view))
         payload = {"stage": "observation_ready", "observation": jsonable(observation)}
-        self._emit(run, "OBSERVE", payload)
+        self._emit(run, EventKind.OBSERVE, payload)
         self._call_hooks("on_after_phase", run, "OBSERVE", observation=observation)
         return observation
 
     def _decide(self, run: RunState, observation: Any) -> Decision[Any]:
         self._call_hooks("on_before_phase", run, "DECIDE", observation=observation)
-        self._emit(run, "DECIDE", {"stage": "start"})
+        self._emit(run, EventKind.DECIDE, {"stage": "start"})
         retries = 0
         while True:
             try:
@@ -70,7 +71,7 @@ class PhaseMixin:
             self._guard(run, "DECIDE", decision.validate)
         self._emit(
             run,
-            "DECIDE",
+            EventKind.DECIDE,
             {
                 "stage": "decision_ready",
                 "mode": decision.mode,
@@ -136,7 +137,7 @@ class PhaseMixin:
         before: dict[str, Any],
     ) -> None:
         self._call_hooks("on_before_phase", run, "REDUCE", decision=decision)
-        self._emit(run, "REDUCE", {"stage": "start"})
+        self._emit(run, EventKind.REDUCE, {"stage": "start"})
         new_state = self._guard(run, "REDUCE", lambda: self.agent.reduce(run.state, observation, decision))
         if new_state is None:
             self._fatal(
@@ -155,14 +156,14 @@ class PhaseMixin:
             run.error = exc.info.to_dict()
             self._stop_now(run, StopReason.UNRECOVERABLE_ERROR)
         record.state_diff = diff(before, state_dict(new_state))
-        self._emit(run, "REDUCE", {"stage": "state_reduced", "state_diff": record.state_diff})
+        self._emit(run, EventKind.REDUCE, {"stage": "state_reduced", "state_diff": record.state_diff})
         self._call_hooks("on_after_phase", run, "REDUCE", state_diff=record.state_diff)
 
     def _critic(self, run: RunState, decision: Decision[Any], results: list[Any], record: StepRecord) -> str:
         if not self.critics:
             return "continue"
         self._call_hooks("on_before_phase", run, "CRITIC", decision=decision)
-        self._emit(run, "CRITIC", {"stage": "start", "critic_count": len(self.critics)})
+        self._emit(run, EventKind.CRITIC, {"stage": "start", "critic_count": len(self.critics)})
         outputs: list[CriticOutput] = []
         for critic in self.critics:
             raw = self._guard(
@@ -170,7 +171,7 @@ class PhaseMixin:
             )
             outputs.append(self._guard(run, "CRITIC", lambda raw=raw: CriticOutput.coerce(raw)))
         record.critic_outputs = [o.to_dict() for o in outputs]
-        self._emit(run, "CRITIC", {"stage": "outputs", "critic_outputs": record.critic_outputs})
+        self._emit(run, EventKind.CRITIC, {"stage": "outputs", "critic_outputs": record.critic_outputs})
         verdict = "continue"
         if any(o.action == "stop" for o in outputs):
             verdict = "stop"
@@ -181,7 +182,7 @@ class PhaseMixin:
             else:
                 verdict = "stop"
         stage = {"continue": "pass", "retry": "retry", "stop": "stop"}[verdict]
-        self._emit(run, "CRITIC", {"stage": stage, "critic_retries": run.critic_retries})
+        self._emit(run, EventKind.CRITIC, {"stage": stage, "critic_retries": run.critic_retries})
         self._call_hooks(
             "on_after_phase", run, "CRITIC", critic_outputs=record.critic_outputs, verdict=verdict
         )
@@ -189,7 +190,7 @@ class PhaseMixin:
 
     def _check_stop(self, run: RunState, decision: Decision[Any], verdict: str, record: StepRecord) -> None:
         self._call_hooks("on_before_phase", run, "CHECK_STOP")
-        self._emit(run, "CHECK_STOP", {"stage": "start"})
+        self._emit(run, EventKind.CHECK_STOP, {"stage": "start"})
         state = run.state
         run.critic_retries = 0
         reason: StopReason | None = None
@@ -225,13 +226,13 @@ class PhaseMixin:
         run.records.append(record)
         run.current_record = None
         if reason is None:
-            self._emit(run, "CHECK_STOP", {"stage": "continue"})
+            self._emit(run, EventKind.CHECK_STOP, {"stage": "continue"})
         else:
             self._set_stop(run, reason)
             final = jsonable(run.final_result)
             self._emit(
                 run,
-                "CHECK_STOP",
+                EventKind.CHECK_STOP,
                 {"stage": "stop", "stop_reason": reason.value, "final_result": final, "detail": detail},
             )
         self._call_hooks("on_after_phase", run, "CHECK_STOP", stop_reason=run.stop_reason)

@@ -6,6 +6,7 @@ import sys
 from typing import Any, TextIO
 
 from qitos.engine.hooks import EngineHook
+from qitos.trace.events import EventKind, Stage
 
 THEMES: dict[str, dict[str, str]] = {
     "research": {"step": "step", "sep": " | ", "end": "run end"},
@@ -26,16 +27,16 @@ class ConsoleRenderHook(EngineHook):
         """Render decision_ready, tool_result, error and run_end events."""
         t = self.theme
         payload = event.payload
-        if event.phase == "DECIDE" and payload.get("stage") == "decision_ready":
+        if event.phase == EventKind.DECIDE and payload.get("stage") == Stage.DECISION_READY:
             actions = ", ".join(a.get("name", "?") for a in payload.get("actions", []) if isinstance(a, dict))
             what = actions or payload.get("final_answer") or payload.get("mode")
             line = f"{t['step']} {event.step_id}{t['sep']}{payload.get('mode')}{t['sep']}{what}"
-        elif event.phase == "tool_result":
+        elif event.phase == EventKind.TOOL_RESULT:
             status = "ok" if payload.get("ok") else f"error: {payload.get('error')}"
             line = f"{t['step']} {event.step_id}{t['sep']}{payload.get('tool')}{t['sep']}{status}"
-        elif event.phase == "error":
+        elif event.phase == EventKind.ERROR:
             line = f"{t['step']} {event.step_id}{t['sep']}error{t['sep']}{payload.get('message')}"
-        elif event.phase == "run_end":
+        elif event.phase == EventKind.RUN_END:
             line = f"{t['end']}{t['sep']}{payload.get('status')}{t['sep']}{payload.get('stop_reason')}"
         else:
             return

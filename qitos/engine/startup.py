@@ -11,7 +11,7 @@ from qitos.core.task import Task
 from qitos.engine.run_state import RunState
 from qitos.engine.serialize import jsonable
 from qitos.engine.tool_executor import ToolExecutor
-from qitos.trace.events import STATUS_RUNNING
+from qitos.trace.events import STATUS_RUNNING, EventKind
 
 
 def provides(env: Any, op: str) -> bool:
@@ -126,12 +126,12 @@ class StartMixin:
             if not self._init_state(run, objective, kwargs):
                 return None
             reason, message, details = problem
-            self._emit(run, "INIT", init_payload)
+            self._emit(run, EventKind.INIT, init_payload)
             return self._fail_early(run, message, reason, "INIT", None, details)
         if registry is not None and registry.list_toolsets():
-            self._emit(run, "toolset_setup_start", {"toolsets": registry.list_toolsets()})
+            self._emit(run, EventKind.TOOLSET_SETUP_START, {"toolsets": registry.list_toolsets()})
             registry.setup({"run_id": run.run_id, "env": self.env})
-            self._emit(run, "toolset_setup_end", {"toolsets": registry.list_toolsets()})
+            self._emit(run, EventKind.TOOLSET_SETUP_END, {"toolsets": registry.list_toolsets()})
             run.toolsets_open = True
         if self.env is not None:
             try:
@@ -139,7 +139,7 @@ class StartMixin:
             except Exception as exc:  # noqa: BLE001 - env failure ends the run with a reason
                 if not self._init_state(run, objective, kwargs):
                     return None
-                self._emit(run, "INIT", init_payload)
+                self._emit(run, EventKind.INIT, init_payload)
                 err = SystemExecutionError.make(
                     f"env.reset failed: {type(exc).__name__}: {exc}", phase="INIT"
                 )
@@ -149,7 +149,7 @@ class StartMixin:
         run.executor = ToolExecutor(
             registry, self.env.runtime_context() if self.env is not None else {}, timer=self.clock
         )
-        self._emit(run, "INIT", init_payload)
+        self._emit(run, EventKind.INIT, init_payload)
         try:
             self.validation_gate.after_phase("INIT", run.state, 0)
         except StateExecutionError as exc:
@@ -189,6 +189,6 @@ class StartMixin:
             info = exc.info.to_dict()
         else:
             info.update({"message": message, "phase": phase, "recoverable": False, "details": details or {}})
-        self._emit(run, "error", info, ok=False, error=message)
+        self._emit(run, EventKind.ERROR, info, ok=False, error=message)
         run.error = info
         self._set_stop(run, reason)

@@ -11,6 +11,7 @@ from enum import Enum
 from typing import Any
 
 from qitos.engine.runtime import RuntimePhase
+from qitos.trace.events import EventKind, Stage
 
 
 class EngineEventType(str, Enum):
@@ -48,12 +49,12 @@ class EngineEvent:
 
 
 _PHASE_TYPES = {
-    "DECIDE": EngineEventType.DECIDE,
-    "ACT": EngineEventType.ACT,
-    "REDUCE": EngineEventType.REDUCE,
-    "CRITIC": EngineEventType.CRITIC,
-    "CHECK_STOP": EngineEventType.CHECK_STOP,
-    "error": EngineEventType.ERROR,
+    EventKind.DECIDE: EngineEventType.DECIDE,
+    EventKind.ACT: EngineEventType.ACT,
+    EventKind.REDUCE: EngineEventType.REDUCE,
+    EventKind.CRITIC: EngineEventType.CRITIC,
+    EventKind.CHECK_STOP: EngineEventType.CHECK_STOP,
+    EventKind.ERROR: EngineEventType.ERROR,
 }
 
 
@@ -61,7 +62,7 @@ def from_run_event(event: Any, agent_id: str | None = None) -> EngineEvent:
     """The EngineEvent for one RunEvent: engine phases keep their type, other kinds are phase ends."""
     phase_name = event.phase
     stage = event.payload.get("stage") if isinstance(event.payload, dict) else None
-    if phase_name == "OBSERVE" and stage == "start":
+    if phase_name == EventKind.OBSERVE and stage == Stage.START:
         kind = EngineEventType.STEP_START
     elif phase_name in _PHASE_TYPES:
         kind = _PHASE_TYPES[phase_name]

@@ -34,6 +34,19 @@ Payloads of the added kinds (all JSON data; secrets are redacted before writing)
 ``lifecycle_resume``{policy_id, step_id}
 ``error``           {category, message, phase, recoverable, details}
 ``run_end``         {status, stop_reason, final_result, steps, token_usage}
+
+Each of these payloads has a small frozen dataclass in :mod:`qitos.trace.payloads` that reads it
+field by field from untrusted JSON (``ModelRequest`` with ``RequestView``, ``Contribution``,
+``BudgetFigures`` and ``Receipt``; ``ModelResponse`` with ``Usage``; ``ToolCall``; ``ToolResult``;
+``MemoryAppend``, ``MemoryRecall``, ``MemoryDelete``, ``SkillPublish`` and ``SkillDeprecate`` (in
+:mod:`qitos.trace.store_payloads`);
+``LifecyclePause``; ``LifecycleResume``; ``ErrorInfo``; ``RunEnd``; ``PAYLOAD_TYPES`` maps each kind to its
+class), and upstream's stage payloads have ``Decision`` (DECIDE ``decision_ready``),
+``action_results`` (ACT), ``Stop`` (CHECK_STOP ``stop``, END) and ``init_model_name`` (INIT).
+Producers name kinds by :class:`EventKind` and stages by :class:`Stage`; consumers read payloads
+only through those classes and the coercers of :mod:`qitos.trace.fields`, so a wrong type or a
+non-finite number in a trace costs one field, never the event. A line that cannot be read at all
+becomes an event of phase :data:`MALFORMED_PHASE` with the reason (:mod:`qitos.trace.parse`).
 """
 
 from __future__ import annotations
@@ -41,12 +54,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
+from qitos.trace.fields import INT_LIMIT, as_bool, as_int, as_text
 
-class EventKind(str, Enum):
-    """Every event kind a run trace may hold; the value is what ``phase`` says on disk."""
+
+class EventKind(StrEnum):
+    """Every event kind a run trace may hold; the value is what ``phase`` says on disk.
+
+    A ``str`` enum whose ``str()`` and formatting give the value, so a member passed as a phase is
+    written, compared and shown exactly as the plain string upstream writes."""
 
     # Upstream-compatible engine phases (payload["stage"] says where inside the phase).
     INIT = "INIT"
@@ -78,7 +96,27 @@ class EventKind(str, Enum):
     RUN_END = "run_end"
 
 
+class Stage(StrEnum):
+    """Where inside an engine phase an upstream-style event was emitted: its ``payload["stage"]``."""
+
+    START = "start"
+    OBSERVATION_READY = "observation_ready"
+    MODEL_INPUT = "model_input"
+    MODEL_OUTPUT = "model_output"
+    DECISION_READY = "decision_ready"
+    ACTION_RESULTS = "action_results"
+    ENV_STEP = "env_step"
+    STATE_REDUCED = "state_reduced"
+    OUTPUTS = "outputs"
+    PASS = "pass"
+    RETRY = "retry"
+    STOP = "stop"
+    CONTINUE = "continue"
+    CANCEL = "cancel"
+
+
 KNOWN_KINDS: frozenset[str] = frozenset(kind.value for kind in EventKind)
+MALFORMED_PHASE = "<malformed>"  # the phase readers give a line they could not read (never on disk)
 
 # Run statuses as the manifest and the TUI header spell them.
 STATUS_RUNNING = "running"
@@ -138,23 +176,28 @@ class RunEvent:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunEvent:
-        """Build an event from a trace line's object, tolerating upstream's loose typing."""
+        """Build an event from a trace line's object, field by field: a bad field costs that field.
+
+        Upstream writes step ids as strings at times and foreign traces spell booleans as words;
+        a step id that is not a usable integer (a float like ``1e999``, a bool, a 400-digit number)
+        reads as 0, a non-string run id, phase or timestamp as empty, a non-object payload is
+        wrapped as ``{"value": ...}``."""
+        # The usual, well-typed line takes the fast path of each test; the coercers take the rest.
         step = data.get("step_id", 0)
-        try:
-            step_id = int(step)
-        except (TypeError, ValueError):
-            step_id = 0
-        payload = data.get("payload")
+        if type(step) is not int or not -INT_LIMIT <= step <= INT_LIMIT:
+            step = as_int(step) or 0
+        run_id = data.get("run_id", "")
+        phase = data.get("phase", "")
+        ts = data.get("ts", "")
         ok = data.get("ok", True)
-        if isinstance(ok, str):
-            # Hand-edited or foreign traces sometimes spell booleans as strings.
-            ok = ok.strip().lower() not in ("false", "0", "no", "")
+        payload = data.get("payload")
+        error = data.get("error")
         return cls(
-            run_id=str(data.get("run_id", "")),
-            step_id=step_id,
-            phase=str(data.get("phase", "")),
-            ok=bool(ok),
-            payload=payload if isinstance(payload, dict) else {"value": payload},
-            error=data.get("error"),
-            ts=str(data.get("ts", "")),
+            run_id=run_id if type(run_id) is str else "",
+            step_id=step,
+            phase=phase if type(phase) is str else "",
+            ok=ok if ok is True or ok is False else as_bool(ok),
+            payload=payload if type(payload) is dict else {"value": payload},
+            error=error if error is None or type(error) is str else as_text(error),
+            ts=ts if type(ts) is str else "",
         )

@@ -34,7 +34,8 @@ def release(fd: int) -> None:
 def writer_alive(run_dir: Path) -> bool:
     """Whether a writer holds ``run_dir``'s lock right now; False when there is no lock file."""
     try:
-        fd = os.open(run_dir / LOCK_NAME, os.O_RDONLY)
+        # Never follow a link or wait on a FIFO: a copied run directory is untrusted.
+        fd = os.open(run_dir / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return False
     try:

@@ -1,15 +1,15 @@
 """TraceReader: opens a run directory (ours or upstream QitOS's) and reads its events lazily.
 
 Opening indexes the byte offsets of the complete lines of ``events.jsonl`` and parses nothing;
-an event is parsed when asked for, with a small cache, so a 100 MB trace opens in milliseconds. Damage is reported, never fatal: a truncated last line is skipped with a notice,
-a malformed line becomes a raw ``<malformed>`` event, an unknown phase is kept as it is.
+an event is parsed when asked for, with a small cache, so a 100 MB trace opens in milliseconds.
+Damage is reported, never fatal: a truncated last line is skipped with a notice, a malformed line
+becomes a raw ``<malformed>`` event with its reason (see :mod:`qitos.trace.parse`), an unknown
+phase is kept as it is, and a trace file that is a symbolic link is refused with a notice.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import threading
 from array import array
 from collections import OrderedDict
@@ -19,8 +19,20 @@ from typing import Any
 
 from qitos.trace import lock
 from qitos.trace.errors import TraceError
-from qitos.trace.events import RunEvent
+from qitos.trace.events import MALFORMED_PHASE, RunEvent
+from qitos.trace.fields import as_int, as_text
 from qitos.trace.layout import EVENTS_FILE, MANIFEST_FILE, STEPS_FILE, effective_status, is_run_dir
+from qitos.trace.parse import (
+    TEXT_PREFIX,
+    event_from_line,
+    guess_step,
+    load_manifest,
+    malformed_notice,
+    open_trace_file,
+    parse_object,
+    read_trace_file,
+    trace_file_problem,
+)
 from qitos.trace.runs import RunSummary, SkippedFolder, list_runs, scan_runs
 
 __all__ = [
@@ -34,20 +46,11 @@ __all__ = [
     "scan_runs",
 ]
 
-MALFORMED_PHASE = "<malformed>"
-_TEXT_PREFIX = 300  # characters of a malformed line kept in its raw event
-_STEP_GUESS = re.compile(rb'"step_id"\s*:\s*"?(-?\d+)')
 _OPEN, _CLOSE, _CR = ord("{"), ord("}"), ord("\r")
 # Indexing reads the file in chunks and finds newlines in each: as fast as an mmap scan here,
 # but the process never holds more than a chunk of the file (an mmap scan maps all 100 MB into RSS).
 _CHUNK = 4 << 20
 _TAIL_PEEK = 4096
-
-
-def _guess_step(raw: bytes) -> int:
-    """The step id written in a damaged line, when it can still be read; else 0."""
-    match = _STEP_GUESS.search(raw[:4096])
-    return int(match.group(1)) if match else 0
 
 
 class TraceReader:
@@ -84,10 +87,10 @@ class TraceReader:
         self._noticed_lines: set[int] = set()
         self._tail_notice: str | None = None
         self._steps_cache: tuple[tuple[int, int], list[dict[str, Any]]] | None = None
-        if self._events_path.is_file():
+        if self._events_usable():
             self._open_events()
             self._index_all()
-        else:
+        elif trace_file_problem(self._events_path) is None:  # a refused link was noticed already
             self._notice(f"{EVENTS_FILE} is missing: the run recorded no events")
 
     # -- run state -------------------------------------------------------------------------
@@ -153,13 +156,15 @@ class TraceReader:
     def _refresh(self) -> int:
         self._reload_manifest_if_changed()
         if self._fd is None:
-            if not self._events_path.is_file():
+            if not self._events_usable():
                 return 0
             self._open_events()
         try:
-            on_disk = os.stat(self._events_path)
+            on_disk = os.lstat(self._events_path)
         except FileNotFoundError:
             return 0
+        if trace_file_problem(self._events_path) is not None:
+            return 0  # replaced by a link since it was opened: what was indexed stays shown
         assert self._fd is not None
         if on_disk.st_ino != self._inode or on_disk.st_size < self._indexed_end:
             # The file was replaced or cut short: what we indexed no longer exists; start over.
@@ -180,6 +185,10 @@ class TraceReader:
     def steps(self) -> list[dict[str, Any]]:
         """The ``steps.jsonl`` records, step_id coerced to int; damaged lines kept raw with a notice."""
         path = self.run_dir / STEPS_FILE
+        problem = trace_file_problem(path)
+        if problem is not None:
+            self._notice(problem)
+            return []
         try:
             st = path.stat()
         except FileNotFoundError:
@@ -187,7 +196,11 @@ class TraceReader:
         stamp = (st.st_mtime_ns, st.st_size)
         if self._steps_cache is not None and self._steps_cache[0] == stamp:
             return [dict(r) for r in self._steps_cache[1]]
-        data = path.read_bytes()
+        try:
+            data = read_trace_file(path)
+        except OSError as exc:
+            self._notice(f"{STEPS_FILE} is unreadable ({exc.strerror or exc})")
+            return []
         lines = data.split(b"\n")
         tail = lines.pop()  # after the last newline: empty, or a line still being written
         if tail.strip():
@@ -196,22 +209,26 @@ class TraceReader:
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
-            try:
-                record = json.loads(raw)
-            except ValueError as exc:
-                record, reason = None, f"invalid JSON ({exc})"
-            else:
-                reason = "not a JSON object"
-            if not isinstance(record, dict):
+            record, reason = parse_object(raw)
+            if record is None:
                 self._notice(f"{STEPS_FILE} line {number}: {reason}; kept raw")
-                text = raw.decode("utf-8", errors="replace")[:_TEXT_PREFIX]
-                records.append({"step_id": _guess_step(raw), "malformed": True, "line": number, "text": text})
+                text = raw.decode("utf-8", errors="replace")[:TEXT_PREFIX]
+                records.append(
+                    {
+                        "step_id": guess_step(raw),
+                        "malformed": True,
+                        "line": number,
+                        "text": text,
+                        "reason": reason,
+                    }
+                )
                 continue
-            try:
-                record["step_id"] = int(record.get("step_id", 0))
-            except (TypeError, ValueError):
-                self._notice(f"{STEPS_FILE} line {number}: step_id {record.get('step_id')!r} is not a number")
-                record["step_id"] = 0
+            step_id = as_int(record.get("step_id", 0))
+            if step_id is None:
+                shown = as_text(record.get("step_id"))[:40]
+                self._notice(f"{STEPS_FILE} line {number}: step_id {shown} is not a usable number; read as 0")
+                step_id = 0
+            record["step_id"] = step_id
             records.append(record)
         self._steps_cache = (stamp, records)
         return [dict(r) for r in records]
@@ -238,35 +255,37 @@ class TraceReader:
             self.notices.append(message)
 
     def _load_manifest(self) -> None:
-        path = self.run_dir / MANIFEST_FILE
         try:
-            st = path.stat()
-        except FileNotFoundError:
+            st = os.lstat(self.run_dir / MANIFEST_FILE)
+        except OSError:
             self._manifest_stamp = None
-            self._notice(f"{MANIFEST_FILE} is missing: status and summary unknown")
+        else:
+            self._manifest_stamp = (st.st_mtime_ns, st.st_size)
+        manifest, problem = load_manifest(self.run_dir, MANIFEST_FILE)
+        if problem is not None:
+            self._notice(f"{problem}: status and summary unknown")
             return
-        self._manifest_stamp = (st.st_mtime_ns, st.st_size)
-        try:
-            data = json.loads(path.read_bytes())
-        except (OSError, ValueError) as exc:
-            self._notice(f"{MANIFEST_FILE} is unreadable ({exc}); status and summary unknown")
-            return
-        if not isinstance(data, dict):
-            self._notice(f"{MANIFEST_FILE} is not a JSON object; status and summary unknown")
-            return
-        self.manifest = data
+        self.manifest = manifest
 
     def _reload_manifest_if_changed(self) -> None:
         try:
-            st = (self.run_dir / MANIFEST_FILE).stat()
+            st = os.lstat(self.run_dir / MANIFEST_FILE)
         except FileNotFoundError:
             return
         if (st.st_mtime_ns, st.st_size) != self._manifest_stamp:
             self._load_manifest()
 
+    def _events_usable(self) -> bool:
+        """Whether events.jsonl is there to read: a regular file, not a link (noticed if refused)."""
+        problem = trace_file_problem(self._events_path)
+        if problem is not None:
+            self._notice(problem)
+            return False
+        return self._events_path.is_file()
+
     def _open_events(self) -> None:
         try:
-            self._fd = os.open(self._events_path, os.O_RDONLY)
+            self._fd = open_trace_file(self._events_path)
         except OSError as exc:
             raise TraceError(f"cannot open {self._events_path}: {exc}") from exc
         self._inode = os.fstat(self._fd).st_ino
@@ -353,28 +372,9 @@ class TraceReader:
         return os.pread(self._fd, self._ends[index] - start, start)
 
     def _parse(self, raw: bytes, index: int) -> RunEvent:
-        try:
-            data = json.loads(raw)
-        except ValueError as exc:  # includes UnicodeDecodeError
-            return self._malformed(raw, index, f"invalid JSON ({exc})")
-        if not isinstance(data, dict):
-            return self._malformed(raw, index, f"a JSON {type(data).__name__}, not an object")
-        event = RunEvent.from_dict(data)
-        if not event.run_id:
-            event.run_id = self.run_id
-        return event
-
-    def _malformed(self, raw: bytes, index: int, reason: str) -> RunEvent:
         line = self.line_number(index)
-        if line not in self._noticed_lines:
+        event, reason = event_from_line(raw, line, self.run_id)
+        if reason is not None and line not in self._noticed_lines:
             self._noticed_lines.add(line)
-            self._notice(f"{EVENTS_FILE} line {line}: {reason}; shown as a raw event")
-        return RunEvent(
-            run_id=self.run_id,
-            step_id=_guess_step(raw),
-            phase=MALFORMED_PHASE,
-            ok=False,
-            payload={"line": line, "text": raw.decode("utf-8", errors="replace")[:_TEXT_PREFIX]},
-            error=f"malformed trace line {line}: {reason}",
-            ts="",
-        )
+            self._notice(malformed_notice(event))
+        return event

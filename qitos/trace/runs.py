@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from qitos.trace.errors import TraceError
+from qitos.trace.fields import as_dict, as_int, as_str
 from qitos.trace.layout import (
     EVENTS_FILE,
     MANIFEST_FILE,
@@ -17,6 +17,7 @@ from qitos.trace.layout import (
     effective_status,
     is_run_dir,
 )
+from qitos.trace.parse import load_manifest, trace_file_problem
 
 
 @dataclass(frozen=True)
@@ -44,72 +45,52 @@ class SkippedFolder:
 
 
 def token_total(value: Any) -> int | None:
-    """A token figure as one int: upstream writes an int, a usage dict gives its total."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return int(value)
+    """A token figure as one int: upstream writes an int, a usage dict gives its total.
+
+    Anything else — a bool, ``Infinity``, a 400-digit number, a string of words — is no figure."""
     if isinstance(value, dict):
-        total = value.get("total_tokens")
-        if isinstance(total, int | float) and not isinstance(total, bool):
-            return int(total)
-        parts = [value.get(k) for k in ("prompt_tokens", "completion_tokens")]
-        if all(isinstance(p, int | float) and not isinstance(p, bool) for p in parts):
-            return int(sum(parts))  # type: ignore[arg-type]
-    return None
+        total = as_int(value.get("total_tokens"))
+        if total is not None:
+            return total
+        parts = [as_int(value.get(k)) for k in ("prompt_tokens", "completion_tokens")]
+        return None if None in parts else sum(p for p in parts if p is not None)
+    if isinstance(value, str):
+        return None  # a figure on disk is a number, not text
+    return as_int(value)
 
 
 def _mtime_iso(run_dir: Path) -> str | None:
     stamps = []
     for name in (MANIFEST_FILE, EVENTS_FILE, STEPS_FILE):
         try:
-            stamps.append((run_dir / name).stat().st_mtime)
+            stamps.append((run_dir / name).lstat().st_mtime)
         except OSError:
             continue
     return datetime.fromtimestamp(max(stamps), UTC).isoformat() if stamps else None
 
 
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def summarize_run(run_dir: Path) -> RunSummary:
     """The picker summary of one run directory (which must be a run directory)."""
-    manifest: dict[str, Any] = {}
-    problem: str | None = None
-    try:
-        data = json.loads((run_dir / MANIFEST_FILE).read_bytes())
-    except FileNotFoundError:
-        problem = f"no {MANIFEST_FILE}"
-    except (OSError, ValueError) as exc:
-        problem = f"unreadable {MANIFEST_FILE}: {exc}"
-    else:
-        if isinstance(data, dict):
-            manifest = data
-        else:
-            problem = f"{MANIFEST_FILE} is not a JSON object"
-    summary = manifest.get("summary") if isinstance(manifest.get("summary"), dict) else {}
-    steps = _int_or_none(manifest.get("step_count", summary.get("steps")))
-    if steps is None:
-        steps = count_lines(run_dir / STEPS_FILE)
+    manifest, problem = load_manifest(run_dir, MANIFEST_FILE)
+    summary = as_dict(manifest.get("summary"))
+    steps = as_int(manifest.get("step_count", summary.get("steps")))
+    if steps is None or steps < 0:
+        steps_path = run_dir / STEPS_FILE
+        steps = 0 if trace_file_problem(steps_path) else count_lines(steps_path)
     tokens = token_total(manifest.get("token_usage"))
     if tokens is None:
         tokens = token_total(summary.get("token_usage"))
     event_count = manifest.get("event_count")
     return RunSummary(
-        run_id=_str_or_none(manifest.get("run_id")) or run_dir.name,
+        run_id=as_str(manifest.get("run_id")) or run_dir.name,
         path=run_dir,
         status=effective_status(manifest, run_dir),
         steps=steps,
         tokens=tokens,
-        stop_reason=_str_or_none(summary.get("stop_reason")),
-        model_id=_str_or_none(manifest.get("model_id")),
-        updated_at=_str_or_none(manifest.get("updated_at")) or _mtime_iso(run_dir),
-        event_count=_int_or_none(event_count),
+        stop_reason=as_str(summary.get("stop_reason")),
+        model_id=as_str(manifest.get("model_id")),
+        updated_at=as_str(manifest.get("updated_at")) or _mtime_iso(run_dir),
+        event_count=as_int(event_count),
         problem=problem,
     )
 

@@ -61,7 +61,7 @@ def test_run_with_broken_manifest_is_listed_with_its_problem(tmp_path: Path) -> 
     (run / "steps.jsonl").write_text('{"step_id": 0}\n{"step_id": 1}\n')
     (summary,) = list_runs(tmp_path)
     assert summary.run_id == "broken" and summary.status == "unknown" and summary.steps == 2
-    assert summary.problem == "manifest.json is not a JSON object"
+    assert summary.problem == "manifest.json is not a JSON object (it holds a JSON list)"
     assert summary.updated_at is not None  # from the files' modification time
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from qitos.trace.events import EventKind
 from tui.store import RunStore
 
 __all__ = ["publishes", "recalls_at"]
@@ -22,7 +23,7 @@ def recalls_at(store: RunStore, pos: int) -> tuple[int | None, list[dict[str, An
     payloads = []
     for index in step.memory:
         event = store.load(index)
-        if event.phase == "memory_recall" and isinstance(event.payload, dict):
+        if event.phase == EventKind.MEMORY_RECALL and isinstance(event.payload, dict):
             payloads.append(dict(event.payload))
     return step.step, payloads
 
@@ -34,6 +35,6 @@ def publishes(store: RunStore, upto: int | None = None) -> list[dict[str, Any]]:
     for step in steps:
         for index in step.skills:
             event = store.load(index)
-            if event.phase == "skill_publish" and isinstance(event.payload, dict):
+            if event.phase == EventKind.SKILL_PUBLISH and isinstance(event.payload, dict):
                 payloads.append(dict(event.payload))
     return payloads

@@ -22,6 +22,7 @@ from typing import Any
 
 from qitos.demo import TASK, build_agent
 from qitos.kit.memory.memdir_format import record_filename
+from qitos.trace.events import EventKind
 from qitos.trace.reader import TraceReader
 from tui.browsers.apps import make_memory_app, make_skills_app
 from tui.headless import run_headless
@@ -39,7 +40,7 @@ def run_demo(base: Path) -> Path:
     return base / "runs" / "demo"
 
 
-def run_payloads(run_dir: Path, phase: str) -> list[tuple[int, dict[str, Any]]]:
+def run_payloads(run_dir: Path, phase: EventKind) -> list[tuple[int, dict[str, Any]]]:
     """(step, payload) of every event of one phase in a run."""
     reader = TraceReader(run_dir)
     return [(int(ev.step_id or 0), dict(ev.payload)) for ev in reader.events() if ev.phase == phase]
@@ -62,7 +63,7 @@ async def _wait(predicate: Any, what: str) -> None:
 
 async def memory_shot(base: Path, run_dir: Path, out: Path) -> None:
     """The memory browser at the demo's last recall step, the edited record selected."""
-    recalls = run_payloads(run_dir, "memory_recall")
+    recalls = run_payloads(run_dir, EventKind.MEMORY_RECALL)
     if not recalls:
         raise RuntimeError("the demo run recalled nothing")
     step = recalls[-1][0]
@@ -82,7 +83,7 @@ async def memory_shot(base: Path, run_dir: Path, out: Path) -> None:
 
 async def skills_shot(base: Path, run_dir: Path, out: Path) -> None:
     """The skills browser: versions published by the run marked, the diff v1 → v2."""
-    published = [p for _, p in run_payloads(run_dir, "skill_publish")]
+    published = [p for _, p in run_payloads(run_dir, EventKind.SKILL_PUBLISH)]
     app = make_skills_app(base / "skills.db", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await _wait(lambda: app.browser.revision >= 1 and app.browser.versions, "the skills load")

@@ -17,21 +17,19 @@ class CompactionPane(Pane):
     TITLE = "Compaction"
 
     def render_step(self, step: StepSummary) -> RenderableType:
-        payload, view = request_view(self, step)
+        request, view = request_view(self, step)
         if view is None:
-            note = "no request view recorded" if payload else "no model request at this step"
+            note = "no request view recorded" if request is not None else "no model request at this step"
             return Text(f"step {step.step}: {note}", style="dim")
-        receipts = [r for r in view.get("receipts") or [] if isinstance(r, dict)]
-        if not receipts:
+        if not view.receipts:
             return Text(f"step {step.step}: nothing compacted for this request", style="dim")
         parts: list[RenderableType] = []
-        for r in receipts:
-            parts.append(inert(f"receipt {r.get('receipt_id', '?')}", style="bold"))
-            parts.append(kv("  policy", r.get("policy_id", "")))
-            parts.append(kv("  inputs", ", ".join(str(x) for x in r.get("input_exchange_ids") or []) or "-"))
-            parts.append(kv("  digest", r.get("output_digest", "")))
-            losses = r.get("declared_losses") or []
-            parts.append(kv("  losses", "; ".join(str(x) for x in losses) or "none declared", style="yellow"))
-            if r.get("model_reference"):
-                parts.append(kv("  model", r["model_reference"]))
+        for r in view.receipts:
+            parts.append(inert(f"receipt {r.receipt_id}", style="bold"))
+            parts.append(kv("  policy", r.policy_id))
+            parts.append(kv("  inputs", ", ".join(r.input_exchange_ids) or "-"))
+            parts.append(kv("  digest", r.output_digest))
+            parts.append(kv("  losses", "; ".join(r.declared_losses) or "none declared", style="yellow"))
+            if r.model_reference:
+                parts.append(kv("  model", r.model_reference))
         return Group(*parts)

@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from qitos.trace.payloads import Contribution, ModelRequest, RequestView
 from tui.panes.base import Pane, kv
 from tui.store import StepSummary
 from tui.text import inert
 
 
-def request_view(pane: Pane, step: StepSummary) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The payload of the step's last model request and its view (None when it carries none)."""
+def request_view(pane: Pane, step: StepSummary) -> tuple[ModelRequest | None, RequestView | None]:
+    """The step's last model request and its view (None when it carries none, or no request)."""
     if not step.requests:
-        return {}, None
-    payload = pane.store.load(step.requests[-1]).payload
-    view = payload.get("view")
-    return payload, view if isinstance(view, dict) else None
+        return None, None
+    request = ModelRequest.read(pane.store.load(step.requests[-1]).payload)
+    return request, request.view
 
 
 class ContextPane(Pane):
@@ -27,40 +25,39 @@ class ContextPane(Pane):
     TITLE = "Context"
 
     def render_step(self, step: StepSummary) -> RenderableType:
-        payload, view = request_view(self, step)
-        if not payload:
+        request, view = request_view(self, step)
+        if request is None:
             return Text(f"step {step.step} sent no model request", style="dim")
-        head = kv("request", payload.get("request_id", f"step {step.step}"))
+        head = kv("request", request.request_id or f"step {step.step}")
         if view is None:
-            messages = payload.get("messages") or []
-            chars = sum(len(str(m.get("content", ""))) for m in messages if isinstance(m, dict))
+            messages = request.messages
+            chars = sum(
+                len(m.content) if isinstance(m.content, str) else len(str(m.content)) for m in messages
+            )
             lines = [head, Text("no request view recorded (upstream trace)", style="dim")]
             lines.append(kv("messages", f"{len(messages)} ({chars} chars)"))
-            if "history_message_count" in payload:
-                lines.append(kv("history messages", payload["history_message_count"]))
+            if request.history_message_count is not None:
+                lines.append(kv("history messages", request.history_message_count))
             return Group(*lines)
-        contributions = [c for c in view.get("contributions") or [] if isinstance(c, dict)]
-        chosen = sum(int(c.get("units") or 0) for c in contributions if c.get("selected"))
-        dropped = sum(int(c.get("units") or 0) for c in contributions if not c.get("selected"))
-        rows: list[Text] = []
-        for c in contributions:
-            rows.append(self._row(c))
+        contributions = view.contributions
+        chosen = sum(c.units or 0 for c in contributions if c.selected)
+        dropped = sum(c.units or 0 for c in contributions if not c.selected)
+        rows = [self._row(c) for c in contributions]
         summary = kv("selected", f"{chosen} units · dropped {dropped} units", style="bold")
-        sel = len(view.get("selected_exchange_ids") or [])
-        omitted = len(view.get("omitted_exchange_ids") or [])
+        sel = len(view.selected_exchange_ids)
+        omitted = len(view.omitted_exchange_ids)
         return Group(head, summary, kv("exchanges", f"{sel} selected, {omitted} omitted"), *rows)
 
     @staticmethod
-    def _row(c: dict[str, Any]) -> Text:
+    def _row(c: Contribution) -> Text:
         """One contribution: mark, id, units, priority, required, source, then the reason."""
-        selected = bool(c.get("selected"))
-        row = Text("✓ " if selected else "✗ ", style="green" if selected else "red")
-        row.append_text(inert(c.get("contribution_id", "?"), "bold" if selected else "dim"))
-        row.append_text(inert(f"  {c.get('units', '?')} units · prio {c.get('priority', '?')}"))
-        if c.get("required"):
+        row = Text("✓ " if c.selected else "✗ ", style="green" if c.selected else "red")
+        row.append_text(inert(c.contribution_id, "bold" if c.selected else "dim"))
+        units = "?" if c.units is None else c.units
+        priority = "?" if c.priority is None else c.priority
+        row.append(f"  {units} units · prio {priority}")
+        if c.required:
             row.append(" · required", style="bold yellow")
-        row.append_text(inert(f" · {c.get('source', '')}", "dim"))
-        row.append_text(
-            inert(f"\n    {'selected' if selected else 'dropped'}: {c.get('reason', '')}", "italic dim")
-        )
+        row.append_text(inert(f" · {c.source}", "dim"))
+        row.append_text(inert(f"\n    {'selected' if c.selected else 'dropped'}: {c.reason}", "italic dim"))
         return row

@@ -12,6 +12,16 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.strip import Strip
 
+from qitos.trace.payloads import (
+    Message,
+    ModelRequest,
+    ModelResponse,
+    Receipt,
+    ToolResult,
+    action_results,
+    payload_of,
+    request_view,
+)
 from tui.panes.base import Block, Blocks, Pane
 from tui.store import Exchange, StepSummary, format_action
 from tui.text import inert
@@ -20,6 +30,9 @@ FOLD_LINES = 6
 FOLD_CHARS = 400
 SHOWN_EXCHANGES = 8  # the newest ones; the pane shows a screenful, older ones stay in the trace
 DIM = Style(dim=True)
+# Stands in for a receipt where the history selection (the agent's History / HistoryPolicy), not a
+# compaction, left an exchange out of the request.
+HISTORY_POLICY = Receipt("history", "history policy", (), "", (), "")
 ROLE_STYLES = {"system": "magenta", "user": "cyan", "assistant": "green", "tool": "yellow"}
 
 
@@ -117,34 +130,27 @@ class ExchangesPane(Pane):
     def watch_search_text(self) -> None:
         self.show()
 
-    def _omissions(self, step: StepSummary) -> tuple[set[str], dict[str, dict[str, Any]]]:
+    def _omissions(self, step: StepSummary) -> tuple[set[str], dict[str, Receipt]]:
         """Exchanges left out of the step's request (by exchange id, and by ``step:N`` when the view
         maps its exchange ids to steps), and the receipt that accounts for each."""
         if not step.requests:
             return set(), {}
-        view = self.store.load(step.requests[-1]).payload.get("view")
-        if not isinstance(view, dict):
+        view = request_view(payload_of(self.store.load(step.requests[-1])))
+        if view is None:
             return set(), {}
-        omitted = {str(x) for x in view.get("omitted_exchange_ids") or []}
-        step_of = {
-            str(e.get("exchange_id")): e.get("step_id")
-            for e in view.get("exchanges") or []
-            if isinstance(e, dict)
-        }
-        keys = set(omitted) | {f"step:{step_of[x]}" for x in omitted if step_of.get(x) is not None}
-        receipts: dict[str, dict[str, Any]] = {}
-        # Left out by the history selection (the agent's History / HistoryPolicy), not a compaction.
-        for ex_id in view.get("history_omitted_exchange_ids") or []:
-            by_history = {"history": True}
-            receipts[str(ex_id)] = by_history
-            if step_of.get(str(ex_id)) is not None:
-                receipts[f"step:{step_of[str(ex_id)]}"] = by_history
-        for receipt in view.get("receipts") or []:
-            if isinstance(receipt, dict):
-                for ex_id in receipt.get("input_exchange_ids") or []:
-                    receipts[str(ex_id)] = receipt
-                    if step_of.get(str(ex_id)) is not None:
-                        receipts[f"step:{step_of[str(ex_id)]}"] = receipt
+        omitted = set(view.omitted_exchange_ids)
+        step_of = view.exchange_steps
+        keys = omitted | {f"step:{step_of[x]}" for x in omitted if x in step_of}
+        receipts: dict[str, Receipt] = {}
+        for ex_id in view.history_omitted_exchange_ids:
+            receipts[ex_id] = HISTORY_POLICY
+            if ex_id in step_of:
+                receipts[f"step:{step_of[ex_id]}"] = HISTORY_POLICY
+        for receipt in view.receipts:
+            for ex_id in receipt.input_exchange_ids:
+                receipts[ex_id] = receipt
+                if ex_id in step_of:
+                    receipts[f"step:{step_of[ex_id]}"] = receipt
         return keys, receipts
 
     def render_step(self, step: StepSummary) -> RenderableType:
@@ -160,7 +166,7 @@ class ExchangesPane(Pane):
             key = ex.exchange_id if ex.exchange_id in omitted else f"step:{ex.step}"
             dim = key in omitted and ex.step != step.step
             receipt = receipts.get(key)
-            title_key = ("title", ex.number, ex.tokens, dim, receipt and receipt.get("receipt_id"))
+            title_key = ("title", ex.number, ex.tokens, dim, receipt and receipt.receipt_id)
             blocks.append(Block(title_key, partial(self._title, ex, dim, receipt)))
             # Built only when not cached yet: building reads the exchange's events from the trace.
             cache_key = (
@@ -182,11 +188,10 @@ class ExchangesPane(Pane):
         prev = self.store.exchanges[ex.number - 2]
         seen: set[tuple[str, str]] = set()
         if prev.request is not None:
-            for msg in self._messages(self.store.load(prev.request).payload):
-                seen.add((str(msg.get("role")), as_text(msg.get("content", ""))))
+            for msg in self._messages(prev.request):
+                seen.add((msg.role, as_text(msg.content)))
         if prev.response is not None:
-            p = self.store.load(prev.response).payload
-            seen.add(("assistant", as_text(p.get("text", p.get("raw_output", "")))))
+            seen.add(("assistant", ModelResponse.read(self.store.load(prev.response).payload).text))
         return seen
 
     def _mark(self, text: Text) -> Text:
@@ -207,7 +212,7 @@ class ExchangesPane(Pane):
         return out
 
     @staticmethod
-    def _title(ex: Exchange, dim: bool, receipt: dict[str, Any] | None) -> Text:
+    def _title(ex: Exchange, dim: bool, receipt: Receipt | None) -> Text:
         """The exchange's title line; exchanges left out of the selected request say so, dimmed."""
         title = inert(f"── #{ex.number} {ex.exchange_id} · step {ex.step}", style="bold")
         if ex.tokens:
@@ -215,13 +220,11 @@ class ExchangesPane(Pane):
         if dim:
             title.stylize("dim")
             title.append(" · omitted from this request", style="dim italic")
-            if receipt and receipt.get("history") is True:
+            if receipt is HISTORY_POLICY:
                 title.append(" (history policy)", style="dim italic")
             elif receipt:
                 title.append_text(
-                    inert(
-                        f" (receipt {receipt.get('receipt_id')} by {receipt.get('policy_id')})", "dim italic"
-                    )
+                    inert(f" (receipt {receipt.receipt_id} by {receipt.policy_id})", "dim italic")
                 )
         return title
 
@@ -237,47 +240,38 @@ class ExchangesPane(Pane):
         if ex.request is not None:
             # Each request repeats the history: show only what is new since the previous exchange.
             seen = self._history_before(ex)
-            for msg in self._messages(self.store.load(ex.request).payload):
-                key = (str(msg.get("role")), as_text(msg.get("content", "")))
+            for msg in self._messages(ex.request):
+                key = (msg.role, as_text(msg.content))
                 if key in seen:
                     continue
                 seen.add(key)
                 lines.extend(self._block(key[0], key[1], ROLE_STYLES.get(key[0], ""), dim))
         if ex.response is not None:
-            p = self.store.load(ex.response).payload
-            text = as_text(p.get("text", p.get("raw_output", "")))
-            lines.extend(self._block("assistant", text, "green", dim))
-            for call in p.get("tool_calls") or []:
+            response = ModelResponse.read(self.store.load(ex.response).payload)
+            lines.extend(self._block("assistant", response.text, "green", dim))
+            for call in response.tool_calls:
                 lines.append(inert(f"  ⇒ {format_action(call)}", style="yellow dim" if dim else "yellow"))
-            usage = p.get("usage")
-            if isinstance(usage, dict) and usage:
-                figures = ", ".join(f"{k} {v}" for k, v in usage.items() if k != "estimated")
+            if response.usage.figures:
+                figures = ", ".join(f"{k} {v}" for k, v in response.usage.figures)
                 # The Engine estimated these (the model reported none): say so, never pass them off.
-                label = "usage (estimated)" if usage.get("estimated") is True else "usage"
+                label = "usage (estimated)" if response.usage.estimated else "usage"
                 lines.append(inert(f"  {label}: {figures}", style="dim"))
         for i in ex.tool_results:
-            lines.extend(self._tool_result(self.store.load(i).payload, dim))
+            lines.extend(self._tool_result(payload_of(self.store.load(i)), dim))
         return Group(*lines)
 
-    @staticmethod
-    def _messages(payload: dict[str, Any]) -> list[dict[str, Any]]:
-        messages = payload.get("messages")
-        if isinstance(messages, list):
-            return [m for m in messages if isinstance(m, dict)]
-        if "prepared" in payload:  # upstream DECIDE/model_input without messages
-            return [{"role": "user", "content": payload["prepared"]}]
-        return []
+    def _messages(self, index: int) -> tuple[Message, ...]:
+        """The messages of the request event at ``index`` (upstream's prepared text as one)."""
+        return ModelRequest.read(self.store.load(index).payload).conversation
 
     def _tool_result(self, p: dict[str, Any], dim: bool) -> list[Text]:
         if "action_results" in p:  # upstream ACT/action_results
             out: list[Text] = []
-            for inv, res in zip(p.get("tool_invocations") or [], p.get("action_results") or [], strict=False):
-                name = inv.get("tool_name", "tool") if isinstance(inv, dict) else "tool"
-                status = inv.get("status", "") if isinstance(inv, dict) else ""
-                body = res.get("stdout", res) if isinstance(res, dict) else res
-                out.extend(self._block(f"tool {name} {status}", as_text(body), "yellow", dim))
+            for inv in action_results(p, paired=True):
+                label = f"tool {inv.tool_name} {inv.status or ''}"
+                out.extend(self._block(label, as_text(inv.output), "yellow", dim))
             return out
-        ok = p.get("ok", True)
-        label = f"tool {p.get('tool', '?')} {'ok' if ok else 'failed'}"
-        body = p.get("result") if ok else p.get("error")
-        return self._block(label, as_text(body), "yellow" if ok else "red", dim)
+        result = ToolResult.read(p)
+        label = f"tool {result.tool or '?'} {'ok' if result.ok else 'failed'}"
+        body = result.result if result.ok else result.error
+        return self._block(label, as_text(body), "yellow" if result.ok else "red", dim)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from qitos.trace.events import EventKind
+from qitos.trace.store_payloads import MemoryAppend, MemoryDelete, MemoryRecall
 from tui.panes.base import Pane, kv
 from tui.store import StepSummary, short
 from tui.text import inert
@@ -24,28 +26,25 @@ class MemoryPane(Pane):
             parts.append(Text(f"step {step.step}: no memory operation", style="dim"))
         for i in step.memory:
             ev = self.store.load(i)
-            p = ev.payload
-            if ev.phase == "memory_recall":
+            if ev.phase == EventKind.MEMORY_RECALL:
+                recall = MemoryRecall.read(ev.payload)
                 parts.append(
                     inert(
-                        f"recall [{p.get('namespace', '')}] {short(p.get('query') or 'everything', 50)}",
-                        style="cyan",
+                        f"recall [{recall.namespace}] {short(recall.query or 'everything', 50)}", style="cyan"
                     )
                 )
-                for rec in p.get("records") or []:
-                    if isinstance(rec, dict):
-                        line = f"  {rec.get('record_id')} ({rec.get('role', '')}): {short(rec.get('content', ''), 60)}"
-                        parts.append(inert(line))
-                if not p.get("records"):
-                    parts.append(
-                        kv("  ids", ", ".join(map(str, p.get("record_ids") or [])) or "nothing recalled")
-                    )
-            elif ev.phase == "memory_append":
-                line = f"append {p.get('record_id')} role={p.get('role', '')} {p.get('chars', '?')} chars"
-                parts.append(inert(line, style="green"))
-            else:
-                removed = "removed" if p.get("removed") else "absent"
+                for rec in recall.records:
+                    parts.append(inert(f"  {rec.record_id} ({rec.role}): {short(rec.content, 60)}"))
+                if not recall.records:
+                    parts.append(kv("  ids", ", ".join(recall.record_ids) or "nothing recalled"))
+            elif ev.phase == EventKind.MEMORY_APPEND:
+                append = MemoryAppend.read(ev.payload)
+                chars = "?" if append.chars is None else append.chars
                 parts.append(
-                    inert(f"delete {p.get('record_id')} [{p.get('namespace', '')}] {removed}", style="red")
+                    inert(f"append {append.record_id} role={append.role} {chars} chars", style="green")
                 )
+            else:
+                delete = MemoryDelete.read(ev.payload)
+                removed = "removed" if delete.removed else "absent"
+                parts.append(inert(f"delete {delete.record_id} [{delete.namespace}] {removed}", style="red"))
         return Group(*parts)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from qitos.trace.events import EventKind
+from qitos.trace.store_payloads import SkillDeprecate, SkillPublish
 from tui.panes.base import Pane, kv
 from tui.store import StepSummary, short
 from tui.text import inert
@@ -26,16 +28,18 @@ class SkillsPane(Pane):
             for i in s.skills:
                 found = True
                 ev = self.store.load(i)
-                p = ev.payload
                 here = "▶ " if s is step else "  "
-                if ev.phase == "skill_publish":
-                    text = f"{here}step {s.step}: publish {p.get('name')} v{p.get('version')} [{p.get('namespace', '')}]"
+                if ev.phase == EventKind.SKILL_PUBLISH:
+                    skill = SkillPublish.read(ev.payload)
+                    version = "?" if skill.version is None else skill.version
+                    text = f"{here}step {s.step}: publish {skill.name} v{version} [{skill.namespace}]"
                     line = inert(text, style="green")
-                    if p.get("description"):
-                        line.append_text(inert(f" — {short(p['description'], 40)}", "dim"))
+                    if skill.description:
+                        line.append_text(inert(f" — {short(skill.description, 40)}", "dim"))
                 else:
-                    changed = "deprecated" if p.get("changed") else "already deprecated"
-                    line = inert(f"{here}step {s.step}: {changed} {p.get('name')} [{p.get('namespace', '')}]")
+                    gone = SkillDeprecate.read(ev.payload)
+                    changed = "deprecated" if gone.changed else "already deprecated"
+                    line = inert(f"{here}step {s.step}: {changed} {gone.name} [{gone.namespace}]")
                 parts.append(line)
         if not found:
             parts.append(Text(f"no skill operation up to step {step.step}", style="dim"))

@@ -67,6 +67,7 @@ class FeedingScreen(Screen[None]):
         self.feed = EventFeed(lambda: self.post_message(EventsAvailable()))
         self.reader: Any = None  # the TraceReader, once opened (replay)
         self.notices: list[str] = []
+        self._notice_sizes = (0, 0)  # how many reader and fold notices _sync_notices has seen
         self._dirty = False
         self._flush_delay = FLUSH_SECONDS
         self._last_flush = 0.0
@@ -167,10 +168,21 @@ class FeedingScreen(Screen[None]):
 
     def _flush_now(self) -> None:
         self._dirty = False
+        self._sync_notices()
         last = max(0, len(self.store.steps) - 1)
         if (self.live is not None or self.following) and self._follow:
             self.selected = last
         self.revision += 1
+
+    def _sync_notices(self) -> None:
+        """Add what the reader found while parsing (damaged lines) and the fold kept raw (unknown kinds)."""
+        from_reader = self.reader.notices if self.reader is not None else []
+        sizes = (len(from_reader), len(self.store.notices))
+        if sizes == self._notice_sizes:
+            return  # the usual case: nothing new (both lists only grow)
+        self._notice_sizes = sizes
+        shown = set(self.notices)
+        self.notices.extend(n for n in [*from_reader, *self.store.notices] if n not in shown)
 
     @work(thread=True, exclusive=True, group="reader", exit_on_error=False, description="indexing the trace")
     def open_reader(self) -> None:

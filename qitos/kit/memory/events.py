@@ -15,6 +15,7 @@ from typing import Any
 from qitos.core.memory import MemoryRecord
 from qitos.kit.memory.query import jsonable_query
 from qitos.trace import sink
+from qitos.trace.events import EventKind
 
 recall_label: ContextVar[str | None] = ContextVar("qitos_memory_recall_label", default=None)
 
@@ -32,7 +33,7 @@ def labelled_recall(namespace: str) -> Iterator[None]:
 def emit_append(record: MemoryRecord, *, namespace: str, chars: int) -> bool:
     """Record a ``memory_append`` event in the active run (no-op outside a run)."""
     return sink.emit(
-        "memory_append",
+        EventKind.MEMORY_APPEND,
         {
             "record_id": record.record_id,
             "role": record.role,
@@ -48,7 +49,7 @@ def emit_recall(records: Sequence[MemoryRecord], *, namespace: str, query: Mappi
     if not sink.active():
         return False  # do not build a payload of every recalled record for nobody
     return sink.emit(
-        "memory_recall",
+        EventKind.MEMORY_RECALL,
         {
             "namespace": recall_label.get() or namespace,
             "query": jsonable_query(query),
@@ -60,4 +61,6 @@ def emit_recall(records: Sequence[MemoryRecord], *, namespace: str, query: Mappi
 
 def emit_delete(record_id: str, *, namespace: str, removed: bool) -> bool:
     """Record a ``memory_delete`` event saying whether anything was removed."""
-    return sink.emit("memory_delete", {"record_id": record_id, "namespace": namespace, "removed": removed})
+    return sink.emit(
+        EventKind.MEMORY_DELETE, {"record_id": record_id, "namespace": namespace, "removed": removed}
+    )

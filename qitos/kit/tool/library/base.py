@@ -26,6 +26,7 @@ from qitos.kit.tool.library.validation import (
     validate_query_text,
 )
 from qitos.trace import sink
+from qitos.trace.events import EventKind
 
 __all__ = ["BaseToolLibrary", "InMemoryToolLibrary", "ToolArtifact", "catalog_entry", "rank_artifacts"]
 
@@ -128,12 +129,12 @@ def emit_publish(artifact: ToolArtifact, *, namespace: str) -> bool:
         "namespace": namespace,
         "description": artifact.description,
     }
-    return sink.emit("skill_publish", payload)
+    return sink.emit(EventKind.SKILL_PUBLISH, payload)
 
 
 def emit_deprecate(name: str, *, namespace: str, changed: bool) -> bool:
     """Record a ``skill_deprecate`` event saying whether the flag changed."""
-    return sink.emit("skill_deprecate", {"name": name, "namespace": namespace, "changed": changed})
+    return sink.emit(EventKind.SKILL_DEPRECATE, {"name": name, "namespace": namespace, "changed": changed})
 
 
 class InMemoryToolLibrary(BaseToolLibrary):
