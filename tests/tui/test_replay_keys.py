@@ -249,7 +249,8 @@ async def test_upstream_trace_opens_with_steps_actions_and_tokens(upstream_trace
     async with app.run_test(size=(160, 48)) as pilot:
         await _settle(pilot)
         screen = app.screen
-        assert [s.step for s in screen.store.steps] == [0, 1, 2]
-        assert screen.store.model_id == "Qwen/Qwen3-8B"
-        assert screen.store.tokens == 3591
+        manifest = json.loads((upstream_trace_dirs[0] / "manifest.json").read_text(encoding="utf-8"))
+        assert [s.step for s in screen.store.steps] == list(range(manifest["step_count"]))
+        assert screen.store.model_id == manifest["model_id"]
+        assert screen.store.tokens == manifest["summary"]["token_usage"]
         assert screen.store.display_status == "finished"
