@@ -12,6 +12,7 @@ import pytest
 from qitos.trace.errors import TraceError
 from qitos.trace.events import RunEvent
 from qitos.trace.lock import writer_alive
+from qitos.trace.reader import TraceReader
 from qitos.trace.writer import TraceWriter
 
 UPSTREAM_EVENT_KEYS = {"run_id", "step_id", "phase", "ok", "payload", "error", "ts"}
@@ -126,7 +127,7 @@ def test_second_writer_on_a_live_run_is_refused(tmp_path: Path) -> None:
     with pytest.raises(TraceError, match="another writer"):
         TraceWriter(tmp_path, run_id="r")
     first.write_event(RunEvent("r", 0, "INIT"))
-    first.finalize(status="paused", summary={"stop_reason": None})
+    first.finalize(status="stopped", summary={"stop_reason": "cancelled_immediate"})
     # Once released, the run can be continued by a new writer (a resumed run); counts carry on.
     second = TraceWriter(tmp_path, run_id="r")
     assert second.event_count == 1
@@ -136,10 +137,24 @@ def test_second_writer_on_a_live_run_is_refused(tmp_path: Path) -> None:
     assert len(read_lines(second.run_dir / "events.jsonl")) == 2
 
 
-def test_writing_after_a_pause_retakes_the_lock(tmp_path: Path) -> None:
+def test_a_pause_is_not_a_final_status(tmp_path: Path) -> None:
+    """A paused run goes on in the same files: it keeps its writer and lock, so followers go on."""
     w = TraceWriter(tmp_path, run_id="r")
     w.write_event(RunEvent("r", 0, "lifecycle_pause", payload={"policy_id": "p"}))
-    w.finalize(status="paused", summary={})
+    with pytest.raises(ValueError, match="final status"):
+        w.finalize(status="paused", summary={})
+    w.update_manifest(status="paused")  # how the Engine records a pause
+    assert writer_alive(w.run_dir)
+    assert TraceReader(w.run_dir).status == "paused"
+    w.close()
+    # A paused run whose writer is gone can never resume: it reads as interrupted.
+    assert TraceReader(w.run_dir).status == "interrupted"
+
+
+def test_writing_after_finalize_retakes_the_lock(tmp_path: Path) -> None:
+    w = TraceWriter(tmp_path, run_id="r")
+    w.write_event(RunEvent("r", 0, "END", payload={}))
+    w.finalize(status="stopped", summary={})
     assert not writer_alive(w.run_dir)
     w.write_event(RunEvent("r", 0, "lifecycle_resume", payload={"policy_id": "p"}))
     assert writer_alive(w.run_dir)
