@@ -30,7 +30,7 @@ DISPLAY_STATUS = {
     STATUS_RUNNING: "live",
     STATUS_PAUSED: "paused",
     STATUS_COMPLETED: "finished",
-    STATUS_STOPPED: "finished",
+    STATUS_STOPPED: "stopped",  # cancelled (quit while paused, or on request): not finished
     STATUS_FAILED: "failed",
     STATUS_INTERRUPTED: "interrupted",
 }

@@ -126,6 +126,57 @@ async def test_q_asks_while_live_and_n_keeps_running(demo_live: Callable[..., Li
     assert app.return_code == 0
 
 
+async def test_quitting_a_paused_run_finalises_it_as_stopped(
+    demo_live: Callable[..., LiveRun], tmp_path: Path
+) -> None:
+    """A run quit while paused is stopped where it stands: its manifest never stays "paused", no
+    writer lock is left, and its events end with run_end (nothing more was run)."""
+    live = demo_live()
+    app = make_app(live=live)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await screenshots.settle(pilot)  # paused by the demo's policy before writing a file
+        assert live.snapshot is not None
+        await pilot.press("q")
+        assert isinstance(app.screen, ConfirmDialog) and "paused" in app.screen.question
+        await pilot.press("y")
+        await screenshots.settle(pilot)
+    run_dir = tmp_path / "runs" / "demo_run"
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "stopped"
+    assert manifest["summary"]["stop_reason"] == "cancelled_immediate"
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    assert events[-1]["phase"] == "run_end" and events[-1]["payload"]["status"] == "stopped"
+    assert not any(e["phase"] == "tool_call" and e["payload"].get("tool") == "write_file" for e in events)
+    from qitos.trace.reader import TraceReader
+
+    assert TraceReader(run_dir).status == "stopped"
+    replayed = RunStore(TraceReader(run_dir))
+    replayed.apply(TraceReader(run_dir).events())
+    assert replayed.display_status == "stopped"  # not "finished": it was given up
+
+
+async def test_replay_of_a_paused_run_never_offers_to_resume(
+    demo_live: Callable[..., LiveRun], tmp_path: Path
+) -> None:
+    """Replaying a run paused by another process shows the pause, never "r resumes"."""
+    live = demo_live()
+    app = make_app(live=live)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await screenshots.settle(pilot)  # paused: this process still holds the trace's writer
+        assert "r resumes" in app.screen.query_one(StatusBar).content().plain
+        replay = make_app(replay=tmp_path / "runs" / "demo_run")
+        async with replay.run_test(size=(100, 30)) as rpilot:
+            await screenshots.settle(rpilot)
+            await rpilot.pause(0.2)
+            screen = replay.screen
+            assert isinstance(screen, RunScreen) and screen.store.display_status == "paused"
+            bar = screen.query_one(StatusBar).content().plain
+            assert "paused" in bar and "r resumes" not in bar and "s runs one step" not in bar
+            assert screen.check_action("resume", ()) is False
+        await pilot.press("q", "y")
+        await screenshots.settle(pilot)
+
+
 async def test_agent_that_raises_shows_error_panel_and_trace_is_finalised(
     demo_live: Callable[..., LiveRun], tmp_path: Path
 ) -> None:

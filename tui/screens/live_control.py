@@ -86,6 +86,15 @@ class LiveControlScreen(FeedingScreen):
         self.refresh_bindings()
         self.app.push_screen(ErrorScreen(message.title, message.detail))
 
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="stopping the run")
+    def stop_paused_run(self) -> None:
+        """Stop the paused run (its trace is finalised as stopped), then quit the app."""
+        assert self.live is not None
+        try:
+            self.live.stop_paused()
+        finally:
+            self.app.call_from_thread(self.app.exit)
+
     @property
     def engine_running(self) -> bool:
         """Whether the Engine is running (asked to start, or resumed) and has not returned yet."""

@@ -112,7 +112,9 @@ class RunScreen(LiveControlScreen):
             RunScreen.following,
             progress=RunScreen.fold_progress,
         )
-        yield StatusBar(self.store, self.notices, id="status").data_bind(RunScreen.revision, RunScreen.note)
+        yield StatusBar(self.store, self.notices, resumable=self.live is not None, id="status").data_bind(
+            RunScreen.revision, RunScreen.note
+        )
         with Horizontal(id="body"):
             yield StepList(self.store, id="steps").data_bind(
                 cursor=RunScreen.selected, revision=RunScreen.revision
@@ -144,6 +146,9 @@ class RunScreen(LiveControlScreen):
 
     def on_unmount(self) -> None:
         self._prefetch.stop()
+        # Leaving by any other way than `q` (ctrl+q, a signal): a paused run still ends truthfully.
+        if self.live is not None and self.live.snapshot is not None and not self.engine_running:
+            self.live.stop_paused()
 
     def _apply_size(self) -> None:
         wide = self.size.width >= WIDE[0] and self.size.height >= WIDE[1]
@@ -342,15 +347,21 @@ class RunScreen(LiveControlScreen):
             self.dismiss(None)
 
     async def request_quit(self) -> None:
-        """Quit, asking first while a run is live; cancel the run so its trace is finalised."""
+        """Quit, asking first while a run is live; a running run is cancelled and a paused one
+        stopped where it stands, so its trace is finalised with a status that says so."""
         if not self.is_live:
             self.app.exit()
             return
+        paused = self.live is not None and self.live.snapshot is not None
 
         def answer(yes: bool | None) -> None:
             if yes:
-                if self.live is not None:
-                    self.live.cancel()
-                self.app.exit()
+                if paused:
+                    self.stop_paused_run()
+                else:
+                    if self.live is not None:
+                        self.live.cancel()
+                    self.app.exit()
 
-        self.app.push_screen(ConfirmDialog("A run is live. Quit anyway?"), answer)
+        question = "The run is paused. Quit and stop it here?" if paused else "A run is live. Quit anyway?"
+        self.app.push_screen(ConfirmDialog(question), answer)

@@ -14,6 +14,7 @@ STATUS_STYLES = {
     "finished": "bold cyan",
     "failed": "bold red",
     "interrupted": "bold magenta",
+    "stopped": "bold magenta",
 }
 
 
@@ -77,10 +78,20 @@ class StatusBar(Static):
     note: reactive[str] = reactive("")
     """A transient line from the screen (pause requested, export written, ...)."""
 
-    def __init__(self, store: RunStore, notices: list[str] | None = None, *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        store: RunStore,
+        notices: list[str] | None = None,
+        *,
+        resumable: bool = False,
+        id: str | None = None,
+    ) -> None:
         super().__init__("", id=id)
         self.store = store
         self.notices = notices or []
+        # Only a live run can be resumed from here; a replay (even of a run paused in another
+        # process) never offers keys that would do nothing.
+        self.resumable = resumable
         self._last: Text | None = None
 
     def on_mount(self) -> None:
@@ -106,7 +117,12 @@ class StatusBar(Static):
             if pause.reason and not pause.reason.startswith(pause.policy_id):  # not just the id again
                 out.append(f": {pause.reason}", style="italic")
             pending = "; ".join(format_action(a) for a in pause.pending_actions) or "none"
-            out.append(f"\n  pending: {pending} · r resumes · s runs one step")
+            keys = (
+                " · r resumes · s runs one step"
+                if self.resumable
+                else " · only the process running it can resume it"
+            )
+            out.append(f"\n  pending: {pending}{keys}")
         for notice in self.notices[:3]:
             out.append(("\n" if out else "") + f"⚠ {notice}", style="yellow")
         if len(self.notices) > 3:
