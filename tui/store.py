@@ -90,6 +90,7 @@ class Exchange:
     # 1 GB trace has a hundred thousand steps and exchanges to keep in memory.
     tool_calls: tuple[int, ...] = ()
     tool_results: tuple[int, ...] = ()
+    errors: tuple[int, ...] = ()  # failed attempts of this model call (error events), in order
     tokens: int = 0
 
 
@@ -125,6 +126,7 @@ class StepSummary:
     action: str = ""
     ok: bool = True
     error: str | None = None
+    retries: int = 0  # failed attempts that were retried (the step may still have succeeded)
     tokens: int = 0
     used_units: int | None = None
     budget: Budget | None = None
@@ -201,6 +203,9 @@ class RunStore:
         self.exchange_by_id: dict[str, int] = {}
         self.pause: PauseInfo | None = None
         self.error_count = 0
+        # The error that ended the run (its event payload), kept for the header and the dialog.
+        self.failure: dict[str, Any] | None = None
+        self.failure_step: int | None = None
         self.unknown_kinds: dict[str, int] = {}
         self.memory_ops = 0
         self.skill_ops = 0
@@ -253,7 +258,7 @@ class RunStore:
         step = self._step(ev.step_id, i)
         if phase in _SHOWN_PHASES:
             step.phase = sys.intern(phase)
-        if not ev.ok:
+        if not ev.ok and not (phase == "error" and p.get("retrying") is True):  # a retry is not a failure yet
             step.ok = False
             step.error = short(ev.error or p.get("message") or phase, 80)
         handler = _HANDLERS.get(phase)
@@ -324,6 +329,7 @@ class RunStore:
         pos = self._by_call.pop(str(p.get("call_id")), None)  # answered: the id is not needed again
         ex = self.exchanges[pos] if pos is not None else self._last_exchange(step, i)
         ex.tool_results += (i,)
+        step.retries += max(0, _int(p.get("attempts")) - 1)  # attempts that failed before the last
         if p.get("ok") is False:
             step.ok = False
             step.error = short(f"{p.get('tool', 'tool')}: {p.get('error')}", 80)
@@ -411,8 +417,21 @@ class RunStore:
     def _on_error(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         step.errors += (i,)
         self.error_count += 1
+        details = p.get("details") if isinstance(p.get("details"), dict) else {}
+        # A failed model call belongs to its exchange (by request id; a parse error to the answer
+        # it could not read): the Exchanges pane shows it there.
+        pos = self.exchange_by_id.get(str(details.get("request_id")))
+        if pos is None and p.get("category") in ("model", "parse") and step.exchanges:
+            pos = step.exchanges[-1]
+        if pos is not None:
+            self.exchanges[pos].errors += (i,)
+        if p.get("retrying") is True:
+            step.retries += 1
+            return
         step.ok = False
         step.error = short(f"{p.get('category', 'error')}: {p.get('message', ev.error)}", 80)
+        if p.get("category") != "tool":  # a failed tool call is the agent's to handle; the run goes on
+            self.failure, self.failure_step = p, step.step
 
     def _on_run_end(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         status = p.get("status")

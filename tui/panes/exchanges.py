@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.strip import Strip
 
+from tui.failures import attempt_text, error_line, latency_text
 from tui.panes.base import Block, Blocks, Pane
 from tui.store import Exchange, StepSummary, format_action
 
@@ -40,6 +41,10 @@ def as_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, indent=1, default=str)
+
+
+def _int_over_one(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 1
 
 
 class ExchangesPane(Pane):
@@ -161,6 +166,8 @@ class ExchangesPane(Pane):
                 ex.request,
                 ex.response,
                 len(ex.tool_results),
+                len(ex.errors),
+                ex.response is None and self.store.display_status,  # "waiting" holds only while live
                 self.expanded,
                 self.raw,
                 self.search_text,
@@ -243,6 +250,13 @@ class ExchangesPane(Pane):
             if isinstance(usage, dict) and usage:
                 figures = ", ".join(f"{k} {v}" for k, v in usage.items())
                 lines.append(Text(f"  usage: {figures}", style="dim"))
+        for i in ex.errors:
+            # Each failed attempt where it happened: kind, attempt n of m, latency, retrying or not.
+            lines.append(Text("✗ " + error_line(self.store.load(i).payload), style="bold red"))
+        if ex.request is not None and ex.response is None and not ex.errors:
+            live = self.store.display_status in ("live", "paused")
+            note = "… waiting for the model's answer" if live else "no answer was recorded"
+            lines.append(Text(note, style="dim italic"))
         for i in ex.tool_results:
             lines.extend(self._tool_result(self.store.load(i).payload, dim))
         return Group(*lines)
@@ -267,5 +281,8 @@ class ExchangesPane(Pane):
             return out
         ok = p.get("ok", True)
         label = f"tool {p.get('tool', '?')} {'ok' if ok else 'failed'}"
+        facts = [attempt_text(p.get("attempts"), p.get("max_attempts")), latency_text(p.get("latency_ms"))]
+        if not ok or _int_over_one(p.get("attempts")):  # said when something went wrong on the way
+            label += "".join(f" · {f}" for f in facts if f)
         body = p.get("result") if ok else p.get("error")
         return self._block(label, as_text(body), "yellow" if ok else "red", dim)

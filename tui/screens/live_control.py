@@ -11,6 +11,7 @@ from typing import Any
 
 from textual import on, work
 
+from tui.failures import error_sentences
 from tui.gc_tuning import spare_long_lived
 from tui.messages import RunCrashed, RunReturned
 from tui.screens.dialogs import ErrorScreen
@@ -68,13 +69,14 @@ class LiveControlScreen(FeedingScreen):
             self.app.push_screen(ErrorScreen("The run failed", self._failure_text()))
 
     def _failure_text(self) -> str:
-        for step in reversed(self.store.steps):
-            for i in reversed(step.errors):
-                p = self.store.load(i).payload
-                return f"{p.get('category', 'error')} at step {step.step}: {p.get('message')}\n\n{p.get('details', '')}"
+        """What went wrong, in sentences (never a repr of the error's details)."""
+        store = self.store
+        if store.failure is not None:
+            return error_sentences(store.failure, store.failure_step)
+        for step in reversed(store.steps):
             if step.error:
-                return f"step {step.step}: {step.error}"
-        return f"stop reason: {self.store.stop_reason}"
+                return f"Step {step.step} failed: {step.error}"
+        return f"The run stopped: {store.stop_reason or 'no reason was recorded'}."
 
     @on(RunCrashed)
     def _crashed(self, message: RunCrashed) -> None:
@@ -106,9 +108,10 @@ class LiveControlScreen(FeedingScreen):
         return self.live is not None and (self._engine_running or self.live.snapshot is not None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the live-only keys in a replay; grey out those that do not apply right now."""
+        """Hide the live-only keys in a replay and once the run is over; grey out those that do
+        not apply right now (Textual asks again on refresh_bindings)."""
         if action in ("pause", "resume", "single_step"):
-            if self.live is None:
+            if self.live is None or not self.is_live:
                 return False
             paused = self.live.snapshot is not None
             if action == "resume":

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from tui.failures import error_line
 from tui.store import RunStore, format_action
 
 STATUS_STYLES = {
@@ -109,8 +110,17 @@ class StatusBar(Static):
     def content(self) -> Text:
         """The bar's text: the pause, reader notices, the latest note; empty when there is nothing."""
         out = Text()
+        store = self.store
+        if store.display_status == "failed" and store.failure is not None:
+            # The cause stays on screen, under the header, once the run has failed (the dialog
+            # that said so first can be closed).
+            where = f" at step {store.failure_step}" if store.failure_step is not None else ""
+            out.append(f"✗ failed{where}: ", style="bold red")
+            out.append(error_line(store.failure))
         pause = self.store.pause
         if pause is not None and self.store.display_status == "paused":
+            if out:
+                out.append("\n")
             who = "the TUI's request (p/s)" if pause.own else f"the agent's policy {pause.policy_id}"
             out.append("⏸ paused ", style="bold yellow")
             out.append(f"by {who} at step {pause.step} {pause.boundary}")
