@@ -99,7 +99,7 @@ async def test_replay_follows_a_run_written_by_another_process_to_its_final_stat
             store = screen.store
             assert len(store.steps) == HEAD_STEPS
             assert store.display_status == "live"
-            assert f"● live (following)  step {HEAD_STEPS} of {HEAD_STEPS}" in _header(app)
+            assert f"● live (following)  step {HEAD_STEPS - 1} (0–{HEAD_STEPS - 1})" in _header(app)
 
             assert proc.stdin is not None
             proc.stdin.write("go\n")
@@ -115,7 +115,7 @@ async def test_replay_follows_a_run_written_by_another_process_to_its_final_stat
             assert len(store.steps) == STEPS and store.event_count == len(TraceReader(tmp_path / "followed"))
             header = _header(app)
             assert "● finished" in header and "following" not in header
-            assert f"step {STEPS} of {STEPS}" in header  # the selection kept up with the tail
+            assert f"step {STEPS - 1} (0–{STEPS - 1})" in header  # the selection kept up with the tail
             assert screen.follow_result == "completed"
             assert not [w for w in screen.workers if w.group == "follow" and not w.is_finished]
 

@@ -20,7 +20,7 @@ STATUS_STYLES = {
 
 
 class RunHeader(Static):
-    """Run id, status (live, paused, finished, failed, interrupted), step i of n, model, tokens."""
+    """Status (live, paused, finished, stopped, failed, interrupted), step id, tokens, model, run id."""
 
     DEFAULT_CSS = """
     RunHeader { height: 1; background: $panel; color: $foreground; padding: 0 1; }
@@ -42,27 +42,34 @@ class RunHeader(Static):
         self.store = store
 
     def render(self) -> Text:
+        # Most essential first, so that a narrow terminal (80 columns) cuts only the run id at the
+        # end: status, the selected step's recorded id, a `g` being typed, tokens, model, run id.
         store = self.store
         status = store.display_status
         line = Text()
-        line.append(store.run_id or "(no run id yet)", style="bold")
-        line.append("  ")
         line.append(f"● {status}", style=STATUS_STYLES.get(status, "bold"))
         if self.following:
             line.append(" (following)", style=STATUS_STYLES.get(status, "bold"))
-        n = len(store.steps)
-        i = min(self.selected, n - 1) + 1 if n else 0
-        line.append(f"  step {i} of {n}", style="bold")
-        if n and store.steps[i - 1].step != i - 1:  # ids differ from positions (resumed or sparse runs)
-            line.append(f" (id {store.steps[i - 1].step})", style="dim")
-        line.append(f"  {store.model_id or 'model ?'}")
-        line.append(f"  {store.tokens} tok", style="dim")
-        if self.progress:
-            line.append(f"  {self.progress}", style="italic yellow")
+        steps = store.steps
+        if steps:
+            # The recorded step id, as the step list, `g`, Budget and export use it (ids count from
+            # 0 and may have gaps), with the range of ids in the run.
+            step = steps[max(0, min(self.selected, len(steps) - 1))]
+            line.append(f"  step {step.step}", style="bold")
+            line.append(f" ({steps[0].step}–{steps[-1].step})", style="dim")
+        else:
+            line.append("  no steps yet", style="dim")
         if self.prompt is not None:
             line.append("  go to step: ", style="bold reverse")
             line.append(f"{self.prompt}▏", style="bold reverse")
             line.append(" Enter goes, Esc cancels", style="dim")
+        line.append(f"  {store.tokens} tok", style="dim")
+        line.append(f"  {store.model_id or 'model ?'}")
+        line.append(f"  {store.run_id or '(no run id yet)'}", style="bold")
+        if self.progress:
+            line.append(f"  {self.progress}", style="italic yellow")
+        line.no_wrap = True
+        line.overflow = "ellipsis"
         return line
 
 
