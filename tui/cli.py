@@ -157,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         loaded = load_agent_file(args.agent_file, args.task)
     except AgentLoadError as exc:
-        return _report_error(args, f"Cannot load {args.agent_file}", str(exc))
+        return _report_error(args, f"Cannot load {args.agent_file}", exc.reason)  # names the file once
     return _run_agent(args, loaded.agent, loaded.task, step_delay=0.0)
 
 

@@ -59,11 +59,31 @@ def test_demo_headless_delegates_and_writes_a_trace(
 
 
 async def test_load_error_shows_the_error_panel_with_the_cause() -> None:
-    app = make_app(error=("Cannot load agent.py", "agent.py: SyntaxError: invalid syntax (line 1)"))
+    app = make_app(error=("Cannot load agent.py", "SyntaxError: invalid syntax (line 1)"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, ErrorScreen)
         assert "SyntaxError" in app.screen.detail and app.screen.title_text == "Cannot load agent.py"
         await pilot.press("escape")
         await pilot.pause()
-    assert app.return_code == 1
+    assert app.return_code == 2  # the same code as --headless for the same failure
+
+
+def test_a_load_error_names_the_file_once_with_the_same_exit_code_headless_or_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = tmp_path / "agent.py"
+    bad.write_text("def broken(:\n", encoding="utf-8")
+    code = main(["run", str(bad), "--headless", "--trace-dir", str(tmp_path / "runs")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err.count("agent.py") == 1 and err.count("line 1") == 1, err
+    assert "failed to import: SyntaxError: " in err
+    # Without --headless the same failure goes to the error panel (which exits 2: the test above).
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr("tui.cli._run_app", lambda app: shown.append(app.error) or 0)
+    main(["run", str(bad), "--trace-dir", str(tmp_path / "runs")])
+    ((title, detail),) = shown
+    assert (
+        f"{title}: {detail}".count("agent.py") == 1 and "(line 1)" in detail and detail.count("line 1") == 1
+    )

@@ -241,7 +241,7 @@ async def test_missing_path_shows_error_panel_not_traceback(tmp_path: Path) -> N
         assert "no such file" in app.screen.detail
         await pilot.press("escape")
         await pilot.pause()
-    assert app.return_code == 1
+    assert app.return_code == 2  # as --headless exits for bad input
 
 
 async def test_upstream_trace_opens_with_steps_actions_and_tokens(upstream_trace_dirs: list[Path]) -> None:
