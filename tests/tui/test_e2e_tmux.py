@@ -109,6 +109,6 @@ def test_demo_then_replay_in_a_real_terminal(terminal: list[Terminal], tmp_path:
     replay.keys("/")
     replay.wait_for("Search exchanges")
     replay.keys("subtract", "Enter")
-    replay.wait_for("match 1 of")
+    replay.wait_for("this is 1 of")
     replay.keys("q")
     replay.wait_for("EXIT=0")

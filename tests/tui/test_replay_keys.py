@@ -254,3 +254,29 @@ async def test_upstream_trace_opens_with_steps_actions_and_tokens(upstream_trace
         assert screen.store.model_id == manifest["model_id"]
         assert screen.store.tokens == manifest["summary"]["token_usage"]
         assert screen.store.display_status == "finished"
+
+
+async def test_the_search_count_is_the_number_of_places_highlighted(synthetic_run: Path) -> None:
+    """The status line counts steps as steps; the Exchanges pane says how many places it
+    highlights, and exactly that many are highlighted in it."""
+    app = make_app(replay=synthetic_run)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await _settle(pilot)
+        screen = app.screen
+        await pilot.press("slash", *"calc.py", "enter")
+        await _settle(pilot)
+        pane = screen.query_one(ExchangesPane)
+        assert "'calc.py' is in 6 steps; this is" in screen.query_one(StatusBar).note
+        seen = []
+        for _ in range(4):
+            highlighted = sum(
+                len(seg.text) for line in pane._lines for seg in line if seg.style and seg.style.reverse
+            )
+            hits = pane.highlight_count()
+            seen.append(hits)
+            assert hits >= 1 and highlighted == hits * len("calc.py")
+            places = "place" if hits == 1 else "places"
+            assert pane.border_subtitle == f"{hits} {places} highlighted for 'calc.py'"
+            await pilot.press("n")
+            await _settle(pilot)
+        assert max(seen) > 1  # later steps show earlier exchanges too: several places

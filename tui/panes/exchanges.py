@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from functools import partial
+from collections.abc import Hashable
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -61,8 +62,20 @@ class ExchangesPane(Pane):
     """The search text to highlight."""
 
     _stick_to_end = True
+    _counting = 0  # search highlights in the block being built
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._hits: dict[Hashable, int] = {}  # search highlights per exchange block key
 
     def after_show(self) -> None:
+        # The count of highlighted places, where they are: it is what the search found here.
+        hits = self.highlight_count()
+        self.border_subtitle = (
+            f"{hits} {'place' if hits == 1 else 'places'} highlighted for {self.search_text!r}"
+            if self.search_text
+            else ""
+        )
         # The selected step's exchange is the newest one: keep the end of the log in view, until
         # the user scrolls up. render_line draws from the end while stuck, so what is on screen
         # never depends on when the scroll position catches up with a new layout.
@@ -172,8 +185,23 @@ class ExchangesPane(Pane):
                 self.raw,
                 self.search_text,
             )
-            blocks.append(Block(cache_key, partial(self._render_exchange, ex), DIM if dim else None))
+            blocks.append(Block(cache_key, partial(self._counted, cache_key, ex), DIM if dim else None))
         return Blocks(blocks)
+
+    def _counted(self, key: Hashable, ex: Exchange) -> RenderableType:
+        """Build an exchange's block, counting the search highlights it carries (kept per block:
+        a block whose lines are cached is not built again, its count is still known)."""
+        self._counting = 0
+        built = self._render_exchange(ex)
+        self._hits[key] = self._counting
+        return built
+
+    def highlight_count(self) -> int:
+        """How many places the pane highlights for the search now (its subtitle says the same)."""
+        if not self.search_text:
+            return 0
+        # The blocks on show (render_step also runs for steps prepared ahead: not those).
+        return sum(self._hits.get(block.key, 0) for block in self.blocks() if block.key is not None)
 
     def _history_before(self, ex: Exchange) -> set[tuple[str, str]]:
         """What the previous exchange already showed: the messages its request sent and its answer."""
@@ -191,7 +219,7 @@ class ExchangesPane(Pane):
 
     def _mark(self, text: Text) -> Text:
         if self.search_text:
-            text.highlight_words([self.search_text], style="reverse", case_sensitive=False)
+            self._counting += text.highlight_words([self.search_text], style="reverse", case_sensitive=False)
         return text
 
     def _block(self, label: str, body: str, style: str, dim: bool) -> list[Text]:

@@ -305,7 +305,11 @@ class RunScreen(LiveControlScreen):
             target = behind[-1] if behind else positions[-1]
         self._select(target)
         k = positions.index(target) + 1
-        self.note = f"match {k} of {len(positions)} for {self.search_text!r} (n / N)"
+        # Steps, said as steps: the places highlighted are counted on the Exchanges pane itself.
+        n = len(positions)
+        self.note = (
+            f"{self.search_text!r} is in {n} {'step' if n == 1 else 'steps'}; this is {k} of {n} (n / N)"
+        )
 
     def action_export(self) -> None:
         """Write the selected step's request as JSON and say where."""
