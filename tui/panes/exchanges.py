@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from functools import partial
 from collections.abc import Hashable
+from functools import partial
 from typing import Any
 
 from rich.console import Group, RenderableType
