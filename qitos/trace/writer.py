@@ -206,7 +206,7 @@ class TraceWriter:
                 fh.close()
         self._events = self._steps = None
         if self._lock_fd is not None:
-            lock.release(self._lock_fd)
+            lock.release(self._lock_fd, self.run_dir)  # no writer.lock is left once the run ends
             self._lock_fd = None
 
     def _reopen_if_finalized(self) -> None:

@@ -112,13 +112,8 @@ def test_finalize_writes_summary_and_releases_lock(tmp_path: Path) -> None:
     }
     assert manifest["token_usage"] == 120
     assert manifest["event_count"] == 1
-    # The manifest was replaced atomically: no temporary file is left behind.
-    assert sorted(p.name for p in w.run_dir.iterdir()) == [
-        "events.jsonl",
-        "manifest.json",
-        "steps.jsonl",
-        "writer.lock",
-    ]
+    # The manifest was replaced atomically: no temporary file is left behind (nor the lock).
+    assert sorted(p.name for p in w.run_dir.iterdir()) == ["events.jsonl", "manifest.json", "steps.jsonl"]
     w.close()
 
 
@@ -199,3 +194,46 @@ def test_unicode_and_odd_values_survive(tmp_path: Path) -> None:
     assert event["payload"]["lone"] == "\ud83d"  # written as a JSON escape, read back the same
     assert event["payload"]["obj"].startswith("<unprintable Unprintable")
     assert event["payload"]["when"] == "/a/b"
+
+
+def test_no_writer_lock_is_left_once_the_run_ends(tmp_path: Path) -> None:
+    w = TraceWriter(tmp_path, run_id="r")
+    assert (w.run_dir / "writer.lock").exists() and writer_alive(w.run_dir)
+    w.write_event(RunEvent("r", 0, "END", payload={}))
+    w.finalize(status="completed", summary={})
+    assert sorted(p.name for p in w.run_dir.iterdir()) == ["events.jsonl", "manifest.json", "steps.jsonl"]
+    assert TraceReader(w.run_dir).status == "completed"
+    w.close()
+    assert not (w.run_dir / "writer.lock").exists()
+
+
+def test_the_lock_stays_exclusive_when_its_file_goes_away_mid_acquire(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Releasing removes the lock file: a writer that opened the old file just before it went
+    must not believe it holds the lock while another one holds the new file's."""
+    import os
+
+    from qitos.trace import lock
+
+    run_dir = tmp_path / "r"
+    run_dir.mkdir()
+    first = lock.acquire(run_dir)
+    assert first is not None
+    real_open = os.open
+    others: list[int | None] = []
+
+    def racing_open(path, flags, mode=0o777):  # type: ignore[no-untyped-def]
+        fd = real_open(path, flags, mode)
+        if not others:  # between this open and its flock: the holder leaves, a third comes
+            others.append(None)
+            lock.release(first, run_dir)
+            others[0] = lock.acquire(run_dir)
+        return fd
+
+    monkeypatch.setattr(os, "open", racing_open)
+    assert others == [] and lock.acquire(run_dir) is None  # the third holds the lock
+    monkeypatch.setattr(os, "open", real_open)
+    assert others[0] is not None and writer_alive(run_dir)
+    lock.release(others[0], run_dir)
+    assert not writer_alive(run_dir) and not (run_dir / "writer.lock").exists()

@@ -87,3 +87,14 @@ def test_a_load_error_names_the_file_once_with_the_same_exit_code_headless_or_no
     assert (
         f"{title}: {detail}".count("agent.py") == 1 and "(line 1)" in detail and detail.count("line 1") == 1
     )
+
+
+def test_headless_says_that_it_does_not_use_step_delay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    argv = ["demo", "--headless", "--workspace", str(tmp_path / "ws"), "--trace-dir", str(tmp_path / "runs")]
+    assert main([*argv, "--step-delay", "2"]) == 0
+    assert "--step-delay paces the live view only" in capsys.readouterr().err
+    assert main(argv) == 0  # not given: nothing to say
+    assert "--step-delay" not in capsys.readouterr().err
