@@ -170,15 +170,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_agent(args: argparse.Namespace, agent: object, task: object, *, step_delay: float) -> int:
-    if args.headless:
-        from tui.headless import run_headless
+    try:
+        if args.headless:
+            from tui.headless import run_headless
 
-        return run_headless(agent, task, trace_dir=args.trace_dir)
-    from tui.app import make_app
-    from tui.live import LiveRun
+            return run_headless(agent, task, trace_dir=args.trace_dir)
+        from tui.app import make_app
+        from tui.live import LiveRun
 
-    live = LiveRun(agent, task, trace_dir=args.trace_dir, step_delay=step_delay)
-    return _run_app(make_app(live=live, export_dir=args.export_dir, **_store_options(args, agent)))
+        live = LiveRun(agent, task, trace_dir=args.trace_dir, step_delay=step_delay)
+        return _run_app(make_app(live=live, export_dir=args.export_dir, **_store_options(args, agent)))
+    finally:
+        # An agent that holds stores (the demo's skill library) closes them once the app is gone
+        # (its browsers closed theirs on the way out): the last connection tidies up after SQLite.
+        close = getattr(agent, "close", None)
+        if callable(close):
+            close()
 
 
 def _store_options(args: argparse.Namespace, agent: object = None) -> dict[str, object]:

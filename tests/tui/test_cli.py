@@ -98,3 +98,42 @@ def test_headless_says_that_it_does_not_use_step_delay(
     assert "--step-delay paces the live view only" in capsys.readouterr().err
     assert main(argv) == 0  # not given: nothing to say
     assert "--step-delay" not in capsys.readouterr().err
+
+
+def test_the_demo_leaves_no_sqlite_side_files_after_the_app_exits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Live, with the Skills pane reading the library: once the app is gone, only skills.db is left
+    (no skills.db-wal / -shm), and it holds both versions."""
+    import asyncio
+    import sqlite3
+    import time
+
+    monkeypatch.chdir(tmp_path)
+    seen: list[list[str]] = []
+
+    async def until(pilot, check) -> None:  # type: ignore[no-untyped-def]
+        deadline = time.monotonic() + 30
+        while not check():
+            assert time.monotonic() < deadline
+            await pilot.pause(0.05)
+
+    async def drive(app) -> int:  # type: ignore[no-untyped-def]
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.screen.store.display_status == "paused")
+            await pilot.press("r")
+            await until(pilot, lambda: app.screen.store.display_status == "finished")
+            seen.append(sorted(p.name for p in (tmp_path / ".qitos").iterdir()))
+            await pilot.press("q")
+            await pilot.pause()
+        return 0
+
+    monkeypatch.setattr("tui.cli._run_app", lambda app: asyncio.run(drive(app)))
+    assert main(["demo", "--step-delay", "0", "--workspace", str(tmp_path / "ws")]) == 0
+    assert "skills.db-wal" in seen[0]  # while the run's library and the browser are open
+    assert sorted(p.name for p in (tmp_path / ".qitos").iterdir()) == ["memory", "skills.db"]
+    conn = sqlite3.connect(f"file:{tmp_path / '.qitos' / 'skills.db'}?mode=ro&immutable=1", uri=True)
+    try:
+        assert conn.execute("SELECT count(*) FROM skill_versions").fetchone()[0] == 2
+    finally:
+        conn.close()
