@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from qitos.engine.runtime import RuntimeSnapshotContext
 from tui import screenshots
@@ -243,5 +244,29 @@ async def test_a_paused_step_shows_as_pending_not_finished(demo_live: Callable[.
         await screenshots.settle(pilot)  # the demo's own policy pauses it before writing a file
         assert store.pause is not None and store.pause.policy_id == "demo.review-writes"
         assert last_row().startswith(f"⏸ {store.pause.step}") and "pending: write_file(" in last_row()
+        await pilot.press("q", "y")
+        await screenshots.settle(pilot)
+
+
+async def test_settling_waits_for_the_run_to_answer_even_when_it_starts_late(
+    demo_live: Callable[..., LiveRun], monkeypatch: Any
+) -> None:
+    """The flaky paused snapshot (issue 12): settling looked at "not running" before the screen
+    had started the Engine, and the frame caught the run half way. On a loaded machine the start
+    comes late; here it is made late on purpose, and settling still waits for the pause."""
+    start = RunScreen.start_engine
+
+    def late(screen: RunScreen) -> None:
+        screen.set_timer(0.5, lambda: start(screen))
+
+    monkeypatch.setattr(RunScreen, "start_engine", late)
+    live = demo_live()
+    app = make_app(live=live)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await screenshots.settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        assert screen.store.display_status == "paused" and live.snapshot is not None
+        assert screen.store.event_count == len(screen.store.source)
         await pilot.press("q", "y")
         await screenshots.settle(pilot)

@@ -23,6 +23,7 @@ class LiveControlScreen(FeedingScreen):
     """A FeedingScreen that can run its live Engine and pause, resume or single-step it."""
 
     _engine_running = False
+    _answers = 0  # how often the live Engine has returned (finished, paused) or crashed
 
     def start_engine(self) -> None:
         """Start the live run once the screen is up (the first frame would compete with it)."""
@@ -60,6 +61,7 @@ class LiveControlScreen(FeedingScreen):
     @on(RunReturned)
     def _returned(self, message: RunReturned) -> None:
         self._engine_running = False
+        self._answers += 1
         self._drain()
         self._flush_now()
         self.refresh_bindings()
@@ -81,6 +83,7 @@ class LiveControlScreen(FeedingScreen):
     @on(RunCrashed)
     def _crashed(self, message: RunCrashed) -> None:
         self._engine_running = False
+        self._answers += 1
         self._drain()
         self._flush_now()
         if self.store.status == "running":
@@ -101,6 +104,14 @@ class LiveControlScreen(FeedingScreen):
     def engine_running(self) -> bool:
         """Whether the Engine is running (asked to start, or resumed) and has not returned yet."""
         return self._engine_running
+
+    @property
+    def engine_answered(self) -> bool:
+        """Whether the live run has been started and has answered since (returned: finished or
+        paused; or crashed) and is not running again; always True for a replay. Waiting for
+        "not running" alone is not enough: before the screen starts the Engine, it is not running
+        either."""
+        return self.live is None or (self._answers > 0 and not self._engine_running)
 
     @property
     def is_live(self) -> bool:
