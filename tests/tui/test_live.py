@@ -270,3 +270,19 @@ async def test_settling_waits_for_the_run_to_answer_even_when_it_starts_late(
         assert screen.store.event_count == len(screen.store.source)
         await pilot.press("q", "y")
         await screenshots.settle(pilot)
+
+
+async def test_leaving_a_paused_run_any_other_way_still_finalises_it(
+    demo_live: Callable[..., LiveRun], tmp_path: Path
+) -> None:
+    """ctrl+q (Textual's own quit) skips the question: the paused run is stopped all the same."""
+    live = demo_live()
+    app = make_app(live=live)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await screenshots.settle(pilot)
+        assert live.snapshot is not None
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    manifest = json.loads((tmp_path / "runs" / "demo_run" / "manifest.json").read_text())
+    assert manifest["status"] == "stopped" and live.snapshot is None
+    assert not (tmp_path / "runs" / "demo_run" / "writer.lock").exists()
