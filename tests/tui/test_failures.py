@@ -195,3 +195,46 @@ def test_error_text_of_a_tool_failure_and_of_bare_payloads() -> None:
     assert error_sentences({"category": "system", "message": "run aborted"}, 4) == (
         "The run failed at step 4.\n\nCause: run aborted"
     )
+
+
+class ToolUser(Asker):
+    """Calls a tool that fails once then works, then one that always fails, then finishes."""
+
+    def decide(self, state: StateSchema, observation: Any) -> Any:
+        from qitos.core.action import Action
+        from qitos.core.decision import Decision
+
+        plan = [Decision.act([Action("flaky", {})]), Decision.act([Action("broken", {})])]
+        return plan[state.current_step] if state.current_step < len(plan) else Decision.final("done")
+
+
+async def test_failed_and_retried_tool_calls_show_where_they_happened(tmp_path: Path) -> None:
+    from qitos import ToolRegistry, tool
+
+    calls = {"flaky": 0}
+
+    @tool(name="flaky", max_retries=2)
+    def flaky() -> str:
+        """Fails on its first call."""
+        calls["flaky"] += 1
+        if calls["flaky"] == 1:
+            raise ConnectionError("the disk was busy")
+        return "ok now"
+
+    @tool(name="broken", max_retries=1)
+    def broken() -> str:
+        """Always fails."""
+        raise ValueError("no such record")
+
+    agent = ToolUser(tool_registry=ToolRegistry().register(flaky).register(broken))
+    app = make_app(live=LiveRun(agent, "use the tools", trace_dir=tmp_path / "runs", run_id="t1"))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await screenshots.settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        rows = [screen.query_one(StepList).render_line(k).text for k in range(2)]
+        assert rows[0].startswith("↻ 0") and "(retried 1×)" in rows[0]
+        assert rows[1].startswith("✗ 1")
+        text = screen.query_one(ExchangesPane).plain(200)
+        assert "tool flaky ok · attempt 2 of 3 · " in text
+        assert "tool broken failed · attempt 2 of 2 · " in text and "no such record" in text
