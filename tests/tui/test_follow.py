@@ -260,3 +260,36 @@ async def test_follow_goes_on_through_pause_and_resume_to_the_end(tmp_path: Path
         proc.wait()
     assert end.status == "completed"
     assert delivered == ["lifecycle_pause", "lifecycle_resume", "OBSERVE"]
+
+
+async def test_the_replay_follows_a_pause_without_offering_to_resume_it(tmp_path: Path) -> None:
+    """On screen: the followed run shows "paused (following)" with no r/s offer (this process
+    cannot resume it), then goes on to its end when the writer resumes."""
+    from tui.widgets.run_header import StatusBar
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PAUSING_WRITER, str(tmp_path), "paused_run"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        app = make_app(replay=tmp_path / "paused_run")
+        async with app.run_test(size=(120, 30)) as pilot:
+            screen = await _following(pilot, app)
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            await _wait_for(pilot, lambda: screen.store.display_status == "paused", "the pause")
+            assert "● paused (following)" in _header(app)
+            bar = screen.query_one(StatusBar).content().plain
+            assert "paused by the agent's policy demo.review-writes" in bar and "r resumes" not in bar
+            assert screen.following
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            await _wait_for(pilot, lambda: not screen.following, "following to end")
+            assert screen.follow_result == "completed" and "● finished" in _header(app)
+    finally:
+        proc.kill()
+        proc.wait()
