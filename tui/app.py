@@ -10,6 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from tui.crash import LastResort
+from tui.headless import EXIT_BAD_INPUT
 from tui.replay import HeadSource, manifest_tokens, read_manifest
 from tui.screens.dialogs import ErrorScreen
 from tui.screens.feeding import FIRST_PAINT_EVENTS
@@ -71,8 +72,11 @@ class QitosApp(LastResort, App[int]):
             )
 
     def _fatal(self, title: str, detail: str) -> None:
-        """Show the error panel; closing it ends the app with status 1."""
-        self.push_screen(ErrorScreen(title, detail), lambda _: self.exit(1, return_code=1))
+        """Show the error panel; closing it ends the app with the status `--headless` gives the
+        same failure (2: bad input), so scripts see one code either way."""
+        self.push_screen(
+            ErrorScreen(title, detail), lambda _: self.exit(EXIT_BAD_INPUT, return_code=EXIT_BAD_INPUT)
+        )
 
     def _open_path(self, path: Path) -> None:
         from qitos.trace.reader import TraceError, is_run_dir, list_runs

@@ -97,6 +97,7 @@ class SkillsBrowser(Vertical):
         self.base_version: int | None = None
         self.published: set[tuple[str, int]] = set()
         self.error: str | None = None
+        self.empty_note: str | None = None  # nothing to browse yet (no database, or no skill in it)
         #: What the right side shows now (source, diff or a message).
         self.code: RenderableType = Text("")
         self.last_message = ""
@@ -129,9 +130,15 @@ class SkillsBrowser(Vertical):
         try:
             resolved = resolve_namespace(self.db_path, self.namespace)
         except SkillsOpenError as exc:
-            self._fail(str(exc))
-            if self.watch_files and self.db_path.parent.is_dir():
-                # A run that has not published yet: open the library once its first skill lands.
+            waiting = self.watch_files and self.db_path.parent.is_dir()
+            if waiting and not self.autofocus:
+                # Embedded in a run whose agent has not published yet: an empty state inside the
+                # pane, not a toast over the other panes.
+                self._empty(f"no skills yet ({exc}): they show here as soon as one is published")
+            else:
+                self._fail(str(exc))
+            if waiting:
+                # The library opens once its first skill lands.
                 self._wait_for_skills()
             return
         self._resolved(resolved)
@@ -401,17 +408,39 @@ class SkillsBrowser(Vertical):
         text = Text()
         if self.error:
             text.append_text(inert(self.error, "bold red"))
+        elif self.library is None and self.empty_note:
+            text.append_text(inert(self.empty_note, "dim italic"))
         else:
             active = sum(1 for s in self.skills if s["active"])
             text.append_text(inert(f"namespace {self.namespace}", "bold"))
             text.append(f" · {count(len(self.skills), 'skill')}, {active} active")
             if self.search_names is not None:
-                text.append_text(inert(f" · {len(self.shown)} match {self.search_query.strip()!r}"))
+                found = len(self.shown)
+                query = self.search_query.strip()
+                text.append_text(inert(f" · {found} {'match' if found == 1 else 'matches'} for {query!r}"))
             if self.published:
                 text.append(f" · ★ {len(self.published)} published in the run", style="green")
             if self.live:
                 text.append(" · live", style="green")
         self.query_one("#skills-summary", Static).update(text)
+
+    def _version_state(self, artifact: ToolArtifact) -> str:
+        """Whether this version is the one in use: the library's active flag is the skill's, so
+        only its newest version is "active"; older ones are superseded by it."""
+        latest = max((a.version for a in self.versions), default=artifact.version)
+        if not artifact.active:
+            return "deprecated" if artifact.version == latest else f"superseded by v{latest} (deprecated)"
+        return "active" if artifact.version == latest else f"superseded by v{latest}"
+
+    def _nothing_selected(self) -> str:
+        """Why no version is shown: nothing yet, no search hit, or no skill picked."""
+        if self.library is None and self.empty_note:
+            return self.empty_note
+        if not self.skills:
+            return "no skills in this namespace yet"
+        if self.search_names is not None and not self.shown:
+            return f"no skill matches {self.search_query.strip()!r}"
+        return "pick a skill to see its versions"
 
     def _show_code(self) -> None:
         if not self.is_mounted:
@@ -421,7 +450,7 @@ class SkillsBrowser(Vertical):
         artifact = self.selected_version
         if artifact is None:
             title.update("")
-            body(inert(self.error or ("no skills" if not self.skills else "no version selected"), "dim"))
+            body(inert(self.error or self._nothing_selected(), "dim"))
             return
         if self.mode == "diff":
             base = self._diff_base(artifact)
@@ -433,9 +462,10 @@ class SkillsBrowser(Vertical):
             body(diff_text(base, artifact))
             return
         language = guess_language(artifact)
-        state = "active" if artifact.active else "deprecated"
         # Skill names are data: a str given to update() would be parsed as markup.
-        title.update(inert(f"  {artifact.name} v{artifact.version} · {language} · {state}"))
+        title.update(
+            inert(f"  {artifact.name} v{artifact.version} · {language} · {self._version_state(artifact)}")
+        )
         body(source_view(artifact, language))
 
     def _set_code(self, renderable: RenderableType) -> None:
@@ -484,3 +514,10 @@ class SkillsBrowser(Vertical):
         self._update_summary()
         self._set_code(inert(message, style="bold red"))
         self.notify(inert_str(message), severity="error", timeout=10, markup=False)
+
+    def _empty(self, message: str) -> None:
+        """Nothing to show yet: said inside the browser itself, not in a notification."""
+        self.empty_note = message
+        self.last_message = message
+        self._update_summary()
+        self._set_code(inert(message, style="dim italic"))

@@ -18,7 +18,12 @@ from tui.text import inert
 class RunListScreen(Screen[None]):
     """A table of runs (status, steps, tokens, stop reason, model); enter opens one."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "open", "Open run")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open run"),
+        # Columns cut at the right edge of a narrow terminal come into view a column at a time.
+        Binding("right", "columns(1)", "More columns", priority=True),
+        Binding("left", "columns(-1)", "Back", priority=True),
+    ]
 
     def __init__(self, folder: Path, runs: list[Any], open_run: Callable[[Path], None]) -> None:
         super().__init__()
@@ -48,6 +53,20 @@ class RunListScreen(Screen[None]):
                 key=str(run.path),
             )
         table.focus()
+
+    def action_columns(self, delta: int) -> None:
+        """Scroll the table left or right by one column."""
+        table = self.query_one(DataTable)
+        starts, x = [], 0
+        for column in table.ordered_columns:
+            starts.append(x)
+            x += column.get_render_width(table)
+        now = round(table.scroll_x)
+        if delta > 0:
+            target = next((s for s in starts if s > now), now)
+        else:
+            target = max((s for s in starts if s < now), default=0)
+        table.scroll_to(x=min(target, table.max_scroll_x), animate=False)
 
     @on(DataTable.RowSelected)
     def _chosen(self, event: DataTable.RowSelected) -> None:
