@@ -21,21 +21,11 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from qitos.core.memory import MemoryResourceError
+from qitos.kit.memory.memdir_format import record_filename
 from qitos.kit.memory.memdir_memory import MemdirMemory
 from tui.browsers.dialogs import DeleteRecordDialog
-from tui.browsers.memory_model import (
-    MemoryRow,
-    MemoryView,
-    RecallMark,
-    RowKind,
-    build_view,
-    changed_keys,
-    filter_rows,
-    gone_rows,
-    patch_view,
-    read_local_changes,
-    recall_marks,
-)
+from tui.browsers.memory_files import iter_batches, read_file, reread
+from tui.browsers.memory_model import MemoryRow, RecallMark, RowKind, filter_rows, gone_rows, recall_marks
 from tui.browsers.memory_render import (
     COMPACT_WIDTH,
     RecordList,
@@ -44,7 +34,8 @@ from tui.browsers.memory_render import (
     detail,
     recall_counts,
 )
-from tui.browsers.messages import MemoryDeleted, MemoryPatched, MemoryScanned, WatchStopped
+from tui.browsers.memory_table import MemoryTable, Shown
+from tui.browsers.messages import MemoryDeleted, MemoryLoaded, MemoryPatched, WatchStopped
 from tui.browsers.plain import plain_text
 from tui.browsers.virtual_list import VirtualList
 from tui.browsers.watch import follow_changes, memory_filter
@@ -93,9 +84,12 @@ class MemoryBrowser(Vertical):
         self.global_dir = Path(global_dir) if global_dir is not None else None
         self.watch_files = watch_files
         self.memory: MemdirMemory | None = None
-        self.view: MemoryView | None = None
-        #: Rows shown now: the view's rows plus recalled-but-gone ones, filtered.
-        self.rows: list[MemoryRow] = []
+        #: Every row on disk, kept current file by file (None until the first batch of a load).
+        self.view: MemoryTable | None = None
+        #: Rows shown now: the table's filtered rows plus recalled-but-gone ones.
+        self.rows: Shown = Shown(MemoryTable())
+        #: (files read, files listed or None) while a load runs; None when the rows are complete.
+        self.loading: tuple[int, int | None] | None = None
         #: Recall status by record id for the selected step.
         self.marks: dict[str, RecallMark] = {}
         self.error: str | None = None
@@ -103,13 +97,17 @@ class MemoryBrowser(Vertical):
         self.detail: RenderableType = Text("")
         self.last_message = ""
         self.last_change = ""
-        #: Applied scans so far (tests and benchmarks wait on it).
+        #: Applied batches and patches so far (tests and benchmarks wait on it).
         self.revision = 0
+        #: Completed loads so far (a load shows its rows batch by batch before it completes).
+        self.loads = 0
         self.live = False
         self._recalls: list[Mapping[str, Any]] = []
-        self._selected_key: str | None = None
+        self._selected: MemoryRow | None = None
         self._flash: dict[str, float] = {}
-        self._patched_at = 0.0  # when the change behind the last applied fast-path patch was seen
+        self._generation = 0  # the load whose batches are taken; older loads' batches are dropped
+        self._filling: MemoryTable | None = None  # a reload's table, swapped in when it completes
+        self._patched: set[tuple[str, str]] = set()  # files re-read since the load began: newer than it
         self._io_lock = threading.Lock()  # MemdirMemory is not meant for concurrent use by threads
         self._stop = asyncio.Event()
 
@@ -148,9 +146,15 @@ class MemoryBrowser(Vertical):
 
     # ---- public API ---------------------------------------------------------------------------
     def rescan(self) -> None:
-        """Read the root(s) again in a background thread."""
-        if self.memory is not None:
-            self._scan(time.perf_counter())
+        """Read the root(s) again in a background thread, in batches (see ``loading``)."""
+        if self.memory is None:
+            return
+        self._generation += 1
+        self._patched = set()
+        self._filling = MemoryTable()
+        self.loading = (0, None)
+        self._update_summary()
+        self._load(self._generation)
 
     def show_recall(self, step: int | None, recalls: Sequence[Mapping[str, Any]]) -> None:
         """Mark the records recalled at ``step`` (memory_recall payloads) and compare them with the disk."""
@@ -168,11 +172,15 @@ class MemoryBrowser(Vertical):
 
     def select_record(self, record_id: str) -> bool:
         """Move the cursor to the row of ``record_id``; False if it is not listed."""
-        for index, row in enumerate(self.rows):
-            if row.record_id == record_id and row.kind is not RowKind.REJECTED:
-                self.query_one(RecordList).cursor = index
-                return True
-        return False
+        row = self.view.record(record_id) if self.view is not None else None
+        index = self.rows.index_of(row) if row is not None else None
+        if index is None:
+            index = next((i for i, r in enumerate(self.rows.extra) if r.record_id == record_id), None)
+            if index is None:
+                return False
+            index += len(self.rows.table.shown)
+        self.query_one(RecordList).cursor = index
+        return True
 
     def flashing(self) -> set[str]:
         """Keys of rows highlighted because they changed a moment ago."""
@@ -180,19 +188,21 @@ class MemoryBrowser(Vertical):
         return {key for key, until in self._flash.items() if until > now}
 
     # ---- background work ----------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="memory-scan", exit_on_error=False, description="scan memory")
-    def _scan(self, requested_at: float) -> None:
+    @work(thread=True, exclusive=True, group="memory-scan", exit_on_error=False, description="load memory")
+    def _load(self, generation: int) -> None:
         memory = self.memory
         if memory is None:
             return
+        worker = get_current_worker()
         try:
-            with self._io_lock:
-                view = build_view(memory.scan(include_global=True), memory)
+            for batch in iter_batches(memory.root, memory.global_root, cancelled=worker):
+                if worker.is_cancelled:
+                    return
+                self.post_message(MemoryLoaded(batch, generation))
+                # Hand the interpreter to the UI between batches: keys and paints come first.
+                time.sleep(0.001)
         except (MemoryResourceError, OSError) as exc:
-            self.post_message(MemoryScanned(None, f"cannot read memory: {exc}", requested_at))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(MemoryScanned(view, None, requested_at))
+            self.post_message(MemoryLoaded(None, generation, f"cannot read memory: {exc}"))
 
     @work(exclusive=True, group="memory-watch", exit_on_error=False, description="watch memory files")
     async def _watch(self) -> None:
@@ -202,7 +212,6 @@ class MemoryBrowser(Vertical):
             memory_filter,
             self._stop,
             self._armed,
-            # The fast path first, alone; its handler then asks for the confirming full scan.
             lambda changes: self._patch(sorted({path for _, path in changes}), time.perf_counter()),
             lambda reason: self.post_message(WatchStopped(reason)),
         )
@@ -214,15 +223,13 @@ class MemoryBrowser(Vertical):
 
     @work(thread=True, group="memory-patch", exit_on_error=False, description="re-read changed records")
     def _patch(self, paths: list[str], requested_at: float) -> None:
-        # No I/O lock: this only reads the changed files, never MemdirMemory's cache.
+        # Only the changed files are read (an editor's temp, backup and swap files are ignored by
+        # read_file), so an edit costs the same in a root of 100 or 100,000 records.
         memory = self.memory
         if memory is None:
             return
-        patch = read_local_changes(memory, paths)
-        if patch is None:
-            self.post_message(MemoryPatched(None, set(), requested_at))
-        else:
-            self.post_message(MemoryPatched(patch[0], patch[1], requested_at))
+        changes, rescan = reread(paths, memory.root, memory.global_root)
+        self.post_message(MemoryPatched(changes, rescan, requested_at))
 
     @work(thread=True, group="memory-delete", exit_on_error=False, description="delete a memory record")
     def _delete(self, record_id: str) -> None:
@@ -236,41 +243,91 @@ class MemoryBrowser(Vertical):
             self.post_message(MemoryDeleted(record_id, False, str(exc)))
             return
         self.post_message(MemoryDeleted(record_id, removed))
+        name = record_filename(record_id)
+        row = read_file(memory.records_dir, name, "local")
+        self.post_message(MemoryPatched([(("local", name), row)], False, time.perf_counter()))
 
     # ---- results ------------------------------------------------------------------------------
-    @on(MemoryScanned)
-    def _scanned(self, message: MemoryScanned) -> None:
+    @on(MemoryLoaded)
+    def _loaded(self, message: MemoryLoaded) -> None:
         message.stop()
-        if message.view is None:
+        if message.generation != self._generation or self._filling is None:
+            return  # a batch of a load that a newer one replaced
+        if message.batch is None:
             self.error = message.error
-            self.view = MemoryView()
+            self.view = MemoryTable()
+            self._filling = None
+            self.loading = None
             self._rebuild()
             return
-        if message.requested_at < self._patched_at:
-            return  # started before a patch it may not include; the scan requested with it follows
         self.error = None
-        self._apply(message.view)
+        batch = message.batch
+        table = self._filling
+        table.extend(row for row in batch.rows if row.file_key not in self._patched)
+        first_load = self.view is None or self.view is table
+        if first_load:
+            self.view = table  # the first load is shown batch by batch
+        self.loading = None if batch.final else (batch.done, batch.total)
+        if batch.final:
+            if not first_load:
+                self._flash_differences(self.view, table)
+                self.view = table
+            self._filling = None
+            self.loads += 1
+        self.revision += 1
+        if first_load or batch.final:
+            table.set_filter(self.filter_text)
+            self._rebuild()
+        else:
+            self._update_summary()
 
     @on(MemoryPatched)
-    def _patched(self, message: MemoryPatched) -> None:
+    def _patched_files(self, message: MemoryPatched) -> None:
         message.stop()
-        if message.upserts is not None and self.view is not None and not self.error:
-            self._patched_at = max(self._patched_at, message.requested_at)
-            self._apply(patch_view(self.view, message.upserts, message.gone))
-        self._scan(message.requested_at)
+        if message.rescan:
+            self.rescan()
+        if self.view is None or self.error:
+            return
+        changed: set[str] = set()
+        removed: list[MemoryRow] = []
+        for file_key, row in message.changes:
+            if self._filling is not None:
+                self._patched.add(file_key)
+                if self._filling is not self.view:
+                    self._put(self._filling, file_key, row)
+            old = self._put(self.view, file_key, row)
+            if row is not None and (old is None or old.signature != row.signature or old.key != row.key):
+                changed.add(row.key)
+            elif row is None and old is not None:
+                removed.append(old)
+        if changed or removed:
+            self._flash_keys(changed, removed)
+            self.revision += 1
+            self._rebuild()
 
-    def _apply(self, view: MemoryView) -> None:
-        """Show a new view: flash what changed since the last one, keep the selection."""
-        changed, removed = changed_keys(self.view, view)
+    @staticmethod
+    def _put(table: MemoryTable, file_key: tuple[str, str], row: MemoryRow | None) -> MemoryRow | None:
+        """Apply one re-read file to a table; returns the row it held before."""
+        return table.remove(file_key) if row is None else table.put(row)
+
+    def _flash_differences(self, before: MemoryTable | None, after: MemoryTable) -> None:
+        """Highlight what a reload found changed since the rows shown until now."""
+        if before is None:
+            return
+        old = {row.key: row.signature for row in before.rows()}
+        changed = {row.key for row in after.rows() if old.get(row.key) != row.signature}
+        now = {row.key for row in after.rows()}
+        removed = [row for row in before.rows() if row.key not in now]
+        self._flash_keys(changed, removed)
+
+    def _flash_keys(self, changed: set[str], removed: list[MemoryRow]) -> None:
+        """Highlight changed rows for a moment and say what changed."""
         until = time.monotonic() + FLASH_SECONDS
         for key in changed:
             self._flash[key] = until
         if changed or removed:
             self.last_change = describe_change(changed, removed)
             self.set_timer(FLASH_SECONDS + 0.05, self._expire_flash)
-        self.view = view
-        self.revision += 1
-        self._rebuild()
 
     @on(MemoryDeleted)
     def _deleted(self, message: MemoryDeleted) -> None:
@@ -281,7 +338,6 @@ class MemoryBrowser(Vertical):
             self._say(f"deleted record {message.record_id}")
         else:
             self._say(f"record {message.record_id} was already gone from disk; nothing deleted", "warning")
-        self.rescan()
 
     @on(WatchStopped)
     def _watch_stopped(self, message: WatchStopped) -> None:
@@ -296,34 +352,33 @@ class MemoryBrowser(Vertical):
 
     # ---- state to screen ----------------------------------------------------------------------
     def watch_filter_text(self) -> None:
+        if self.view is not None:
+            self.view.set_filter(self.filter_text)
         self._rebuild()
 
     def _rebuild(self) -> None:
-        """Recompute the shown rows from the view, the recall marks and the filter; keep the selection."""
+        """Recompute the shown rows from the table, the recall marks and the filter; keep the selection."""
         try:
             listing = self.query_one(RecordList)
         except NoMatches:
-            return  # not composed yet: on_mount's first scan will build the rows
-        view = self.view or MemoryView()
-        marks = recall_marks(self._recalls, view)
+            return  # not composed yet: on_mount's first load will build the rows
+        table = self.view or MemoryTable()
+        marks = recall_marks(self._recalls, table)
         self.marks = {m.record_id: m for m in marks}
-        rows = filter_rows(list(view.rows) + gone_rows(marks), self.filter_text)
+        self.rows = Shown(table, filter_rows(gone_rows(marks), self.filter_text))
         keep = listing.cursor
-        if self._selected_key is not None:
-            for index, row in enumerate(rows):
-                if row.key == self._selected_key:
-                    keep = index
-                    break
-        self.rows = rows
-        listing.set_count(len(rows), keep)
+        if self._selected is not None:
+            found = self.rows.index_of(self._selected)
+            if found is not None:
+                keep = found
+        listing.set_count(len(self.rows), keep)
         self._update_summary()
         self._show_detail()
 
     @on(VirtualList.Moved, "#memory-records")
     def _moved(self, message: VirtualList.Moved) -> None:
         message.stop()
-        row = self.selected_row
-        self._selected_key = row.key if row is not None else None
+        self._selected = self.selected_row
         self._show_detail()
 
     @on(Input.Changed, "#memory-filter")
@@ -334,15 +389,21 @@ class MemoryBrowser(Vertical):
     @on(Input.Submitted, "#memory-filter")
     def _filter_done(self, event: Input.Submitted) -> None:
         event.stop()
-        self.query_one(RecordList).focus()
+        self.screen.set_focus(self.query_one(RecordList))
 
     def _update_summary(self) -> None:
-        view = self.view or MemoryView()
+        view = self.view or MemoryTable()
         text = Text()
         if self.error:
             text.append(self.error, style="bold red")
         else:
-            text.append(f"{view.local} record{'' if view.local == 1 else 's'}", style="bold")
+            text.append(f"{view.local:,} record{'' if view.local == 1 else 's'}", style="bold")
+            if self.loading is not None:
+                done, total = self.loading
+                text.append(
+                    f" · loading {done:,}/{total:,} files" if total else f" · loading ({done:,} files read)",
+                    style="yellow",
+                )
             if self.recall_step is not None:  # first: in a run it is what the pane is about
                 text.append(f" · step {self.recall_step}: {recall_counts(self.marks)}")
             if self.global_dir is not None:
@@ -350,7 +411,7 @@ class MemoryBrowser(Vertical):
             if view.rejected:
                 text.append(f" · {view.rejected} rejected", style="red")
             if self.filter_text.strip():
-                text.append(f" · {len(self.rows)} shown")
+                text.append(f" · {len(self.rows):,} shown")
             text.append(" · live" if self.live else "", style="green")
             if self.last_change:
                 text.append(f" · {self.last_change}", style="yellow")
@@ -372,7 +433,9 @@ class MemoryBrowser(Vertical):
     # ---- actions ------------------------------------------------------------------------------
     def action_filter(self) -> None:
         """Focus the filter box."""
-        self.query_one("#memory-filter", Input).focus()
+        # At once, not with focus()'s call_later: keys typed right after `f` are already queued
+        # and must reach the box, not the list (while a load runs they arrive together).
+        self.screen.set_focus(self.query_one("#memory-filter", Input))
 
     def action_rescan(self) -> None:
         """Read the disk again now."""
@@ -411,6 +474,6 @@ class MemoryBrowser(Vertical):
 
     def _fail(self, message: str) -> None:
         self.error = message
-        self.view = MemoryView()
+        self.view = MemoryTable()
         self._rebuild()
         self.notify(message, severity="error", timeout=10)
