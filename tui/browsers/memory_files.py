@@ -59,27 +59,25 @@ def read_file(records_dir: Path, name: str, scope: str) -> MemoryRow | None:
     if not is_record and not name.endswith(".md"):
         return None  # temp, backup and swap files (`~`, `.swp`, `4913`) are never records
     path = os.path.join(records_dir, name)
-    rel = f"{RECORDS_DIR}/{name}"
     try:
         st = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    signature = (st.st_size, st.st_mtime_ns)
     if not is_record:
-        return _rejected(name, scope, rel, "file name is not a record hash", signature)
+        return _rejected(name, scope, "file name is not a record hash", st)
     if not stat.S_ISREG(st.st_mode):
         reason = "symlink (never followed)" if stat.S_ISLNK(st.st_mode) else "not a regular file"
-        return _rejected(name, scope, rel, reason, signature)
+        return _rejected(name, scope, reason, st)
     try:
         data = read_no_follow(Path(path))
     except FileNotFoundError:
         return None
     except OSError as exc:  # ELOOP: swapped for a symlink between lstat and open
-        return _rejected(name, scope, rel, f"unreadable: {exc.strerror}", signature)
+        return _rejected(name, scope, f"unreadable: {exc.strerror}", st)
     try:
         parsed = parse_record(data, expected_name=name)
     except RecordFormatError as exc:
-        return _rejected(name, scope, rel, str(exc), signature)
+        return _rejected(name, scope, str(exc), st)
     record = parsed.record
     return make_row(
         kind=RowKind.RECORD,
@@ -90,24 +88,24 @@ def read_file(records_dir: Path, name: str, scope: str) -> MemoryRow | None:
         size=len(data),
         content=content_text(record.content),
         scope=scope,
-        path=rel,
-        signature=(len(data), st.st_mtime_ns),
+        name=name,
+        mtime_ns=st.st_mtime_ns,
         metadata=record.metadata,
         # Append order, as MemdirMemory sorts: the header's seq, for hand-made files their mtime.
         order=parsed.seq if parsed.seq is not None else st.st_mtime_ns,
     )
 
 
-def _rejected(name: str, scope: str, rel: str, reason: str, signature: tuple[int, int]) -> MemoryRow:
+def _rejected(name: str, scope: str, reason: str, st: os.stat_result) -> MemoryRow:
     """The row of a file under records/ that is never recalled."""
     return make_row(
         kind=RowKind.REJECTED,
         record_id=name,
         scope=scope,
-        path=rel,
+        name=name,
         reason=reason,
-        size=signature[0],
-        signature=signature,
+        size=st.st_size,
+        mtime_ns=st.st_mtime_ns,
     )
 
 
@@ -158,21 +156,23 @@ def iter_batches(root: Path, global_root: Path | None, *, cancelled: object = No
     if rows:
         yield Batch(rows, done, None)
         rows, last = [], time.monotonic()
-    listed: list[tuple[str, Path, str]] = []
+    # Names only (each becomes its row's name: no second copy of 100,000 strings).
+    listed: list[tuple[str, Path, list[str]]] = []
     for scope, folder in folders:
         with os.scandir(folder) as entries:
-            listed.extend((scope, folder, e.name) for e in entries if (scope, e.name) not in seen)
-    total = done + len(listed)
+            listed.append((scope, folder, [e.name for e in entries if (scope, e.name) not in seen]))
+    total = done + sum(len(names) for _, _, names in listed)
     budget = FIRST_BATCH
-    for scope, folder, name in listed:
-        if getattr(cancelled, "is_cancelled", False):
-            return
-        take(scope, folder, name)
-        budget -= 1
-        now = time.monotonic()
-        if budget <= 0 or now - last >= BATCH_SECONDS:
-            yield Batch(rows, done, total)
-            rows, last, budget = [], now, 1 << 30
+    for scope, folder, names in listed:
+        for name in names:
+            if getattr(cancelled, "is_cancelled", False):
+                return
+            take(scope, folder, name)
+            budget -= 1
+            now = time.monotonic()
+            if budget <= 0 or now - last >= BATCH_SECONDS:
+                yield Batch(rows, done, total)
+                rows, last, budget = [], now, 1 << 30
     yield Batch(rows, done, total, final=True)
 
 

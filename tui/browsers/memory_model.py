@@ -8,10 +8,14 @@ a ``memory_recall`` event with the table gives what changed on disk since the re
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from types import MappingProxyType
 from typing import Any, Protocol
+
+from qitos.kit.memory.memdir_index import RECORDS_DIR
 
 __all__ = [
     "MemoryRow",
@@ -43,11 +47,18 @@ class RecallStatus(str, Enum):
     GONE = "gone"
 
 
+# Shared by every row without metadata (most): read-only, so no row can change another's.
+NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+
+
 @dataclass(frozen=True, slots=True)
 class MemoryRow:
-    """One line of the record list, with everything the detail view needs (slots: 100k of them)."""
+    """One line of the record list, with everything the detail view needs.
 
-    key: str  # stable identity across rescans: "record:<id>", "rejected:<scope>:<name>" or "gone:<id>"
+    Slots, and no field derivable from another (key, path, signature are properties): a root of
+    100,000 records holds 100,000 of these.
+    """
+
     kind: RowKind
     record_id: str
     role: str = ""
@@ -56,12 +67,29 @@ class MemoryRow:
     size: int = 0
     content: str = ""
     scope: str = "local"
-    path: str = ""  # relative to its memory root
+    name: str = ""  # the file's name in its records/ folder
     reason: str = ""  # why a rejected file is rejected
-    signature: tuple[int, int] = (0, 0)  # (size, mtime ns): what "changed on disk" means for a row
-    metadata: dict[str, Any] = field(default_factory=dict)
+    mtime_ns: int = 0
+    metadata: Mapping[str, Any] = field(default_factory=lambda: NO_METADATA)
     order: int = 0  # append order (header seq, else mtime): newest first in the list
     haystack: str = ""  # the text a filter matches against, lower-cased (see make_row)
+
+    @property
+    def key(self) -> str:
+        """Stable identity across reads: "record:<id>", "rejected:<scope>:<name>" or "gone:<id>"."""
+        if self.kind is RowKind.REJECTED:
+            return f"rejected:{self.scope}:{self.record_id}"
+        return f"{self.kind.value}:{self.record_id}"
+
+    @property
+    def path(self) -> str:
+        """The file relative to its memory root."""
+        return f"{RECORDS_DIR}/{self.name}" if self.name else ""
+
+    @property
+    def signature(self) -> tuple[int, int]:
+        """(size, mtime ns): what "changed on disk" means for a row."""
+        return (self.size, self.mtime_ns)
 
     @property
     def read_only(self) -> bool:
@@ -76,15 +104,11 @@ class MemoryRow:
     @property
     def file_key(self) -> tuple[str, str]:
         """(scope, file name): the file this row was read from."""
-        return (self.scope, self.path.rpartition("/")[2])
+        return (self.scope, self.name)
 
 
 def make_row(*, kind: RowKind, record_id: str, scope: str = "local", **facts: Any) -> MemoryRow:
-    """A row with its key and filter haystack filled in (the one way rows are built)."""
-    if kind is RowKind.REJECTED:
-        key = f"rejected:{scope}:{record_id}"
-    else:
-        key = f"{kind.value}:{record_id}"
+    """A row with its filter haystack filled in (the one way rows are built)."""
     parts = (
         record_id,
         facts.get("role", ""),
@@ -94,7 +118,9 @@ def make_row(*, kind: RowKind, record_id: str, scope: str = "local", **facts: An
         facts.get("reason", ""),
     )
     haystack = (" ".join(parts) + "\n" + facts.get("content", "")).casefold()
-    return MemoryRow(key=key, kind=kind, record_id=record_id, scope=scope, haystack=haystack, **facts)
+    if not facts.get("metadata"):
+        facts["metadata"] = NO_METADATA
+    return MemoryRow(kind=kind, record_id=record_id, scope=sys.intern(scope), haystack=haystack, **facts)
 
 
 class RecordLookup(Protocol):

@@ -1,9 +1,10 @@
 """MemoryTable: every row of the memory root(s) in list order, patched one file at a time.
 
-Rows are kept by their file and by a sort key (local records newest first, then global records
-newest first, then rejected files by name), in one sorted key list, so a changed file costs a
-binary search, a batch of a load one merge, and a keystroke of the filter one pass over an
-in-memory index (only over the rows already shown, when the new filter narrows the old one).
+Rows are kept in one sorted list of sort keys (local records newest first, then global records
+newest first, then rejected files by name) that end with the row itself, so a changed file costs
+a binary search, a batch of a load one merge, and a keystroke of the filter one pass over the
+list (only over the rows already shown when the new filter narrows the old one), with no lookup
+per row. Files are unique per (scope, name), so two keys never get as far as comparing rows.
 """
 
 from __future__ import annotations
@@ -12,28 +13,45 @@ import bisect
 from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
+from qitos.kit.memory.memdir_format import record_filename
 from tui.browsers.memory_model import MemoryRow, RowKind
 
 __all__ = ["MemoryTable", "Shown", "sort_key"]
 
-SortKey = tuple[int, int, str, str]  # (group, -append order, scope, file name)
+# (group, -append order, scope, file name, row): the row rides along so the list needs no lookup.
+SortKey = tuple[int, int, str, str, MemoryRow]
 FileKey = tuple[str, str]
 
 
 def sort_key(row: MemoryRow) -> SortKey:
     """Where a row goes in the list: local records, global records (newest first), rejected files."""
-    scope, name = row.file_key
     if row.kind is RowKind.REJECTED:
-        return (2, 0, scope, name)
-    return (0 if scope == "local" else 1, -row.order, scope, name)
+        return (2, 0, row.scope, row.name, row)
+    return (0 if row.scope == "local" else 1, -row.order, row.scope, row.name, row)
 
 
-def _matcher(words: tuple[str, ...]):  # type: ignore[no-untyped-def]
-    """A predicate on haystacks for the filter words (one word, the common case, without a loop)."""
-    if len(words) == 1:
-        word = words[0]
-        return lambda hay: word in hay
-    return lambda hay: all(w in hay for w in words)
+def _probe(row: MemoryRow) -> tuple[int, int, str, str]:
+    """A row's sort key without the row: sorts just before the stored key, never compares rows."""
+    return sort_key(row)[:4]  # type: ignore[return-value]
+
+
+def _find(keys: list[SortKey], row: MemoryRow) -> int | None:
+    """The index of the key of ``row``'s file in a sorted key list, or None."""
+    probe = _probe(row)
+    at = bisect.bisect_left(keys, probe)  # type: ignore[arg-type]
+    return at if at < len(keys) and keys[at][:4] == probe else None
+
+
+def _insert(keys: list[SortKey], key: SortKey) -> None:
+    """Insert a key into a sorted list (by its probe, so rows are never compared)."""
+    keys.insert(bisect.bisect_left(keys, key[:4]), key)  # type: ignore[arg-type]
+
+
+def _matching(keys: list[SortKey], words: tuple[str, ...]) -> list[SortKey]:
+    """The keys whose rows contain every word: one tight pass per word, each over fewer rows."""
+    for word in words:
+        keys = [k for k in keys if word in k[4].haystack]
+    return keys
 
 
 def _narrows(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
@@ -45,11 +63,8 @@ class MemoryTable:
     """The rows on disk now, in list order, with counts, a by-id lookup and a filtered view."""
 
     def __init__(self) -> None:
-        self._by_sort: dict[SortKey, MemoryRow] = {}
-        self._sort_of: dict[FileKey, SortKey] = {}
+        self._sort_of: dict[str, dict[str, SortKey]] = {"local": {}, "global": {}}  # scope, name
         self._keys: list[SortKey] = []  # sorted: every visible row
-        self._local_ids: dict[str, FileKey] = {}
-        self._global_ids: dict[str, FileKey] = {}
         self._words: tuple[str, ...] = ()
         self._shown: list[SortKey] | None = None  # sorted: rows passing the filter (None: no filter)
         #: Visible record counts, as the summary line shows them.
@@ -63,33 +78,39 @@ class MemoryTable:
         """Sort keys of the rows passing the filter, in list order."""
         return self._keys if self._shown is None else self._shown
 
-    def row(self, key: SortKey) -> MemoryRow:
+    @staticmethod
+    def row(key: SortKey) -> MemoryRow:
         """The row under a sort key."""
-        return self._by_sort[key]
+        return key[4]
 
     def file_row(self, file_key: FileKey) -> MemoryRow | None:
         """The row read from one file, if any (shadowed global records included)."""
-        key = self._sort_of.get(file_key)
-        return None if key is None else self._by_sort[key]
+        key = self._sort_of.get(file_key[0], {}).get(file_key[1])
+        return None if key is None else key[4]
 
     def record(self, record_id: str) -> MemoryRow | None:
         """The listed row of a record id (a local record shadows a global one)."""
-        fk = self._local_ids.get(record_id) or self._global_ids.get(record_id)
-        return None if fk is None else self.file_row(fk)
+        return self._record("local", record_id) or self._record("global", record_id)
+
+    def _record(self, scope: str, record_id: str) -> MemoryRow | None:
+        """The record row of an id in one scope: its file is named from the id's hash (no id map)."""
+        try:
+            name = record_filename(record_id)
+        except ValueError:
+            return None
+        key = self._sort_of[scope].get(name)
+        return key[4] if key is not None and key[4].kind is RowKind.RECORD else None
 
     def rows(self) -> list[MemoryRow]:
         """Every visible row in list order (unfiltered)."""
-        return [self._by_sort[k] for k in self._keys]
+        return [k[4] for k in self._keys]
 
     def index_of(self, row: MemoryRow) -> int | None:
-        """The position of ``row`` in the filtered list, or None."""
-        key = sort_key(row)
-        shown = self.shown
-        at = bisect.bisect_left(shown, key)
-        return at if at < len(shown) and shown[at] == key else None
+        """The position of ``row``'s file in the filtered list, or None."""
+        return _find(self.shown, row)
 
     def __len__(self) -> int:
-        return len(self._by_sort)
+        return sum(len(names) for names in self._sort_of.values())
 
     # ---- changing -----------------------------------------------------------------------------
     def put(self, row: MemoryRow) -> MemoryRow | None:
@@ -102,35 +123,34 @@ class MemoryTable:
         """Add many rows (a batch of a load): one merge, not one insertion each."""
         added: list[SortKey] = []
         for row in rows:
-            if row.file_key in self._sort_of:
+            if row.name in self._sort_of[row.scope]:
                 self.put(row)
             else:
                 self._add(row, bulk=added)
         if added:
+            # A global row hidden later in the same batch by a local one was counted and unlisted
+            # by _drop already; leave it out here too.
+            added = [k for k in added if k[0] != 1 or self._visible(k[4])]
             added.sort()
             self._keys.extend(added)
             self._keys.sort()  # two sorted runs: timsort merges them in one linear pass
             if self._shown is not None:
-                match = _matcher(self._words)
-                self._shown.extend(k for k in added if match(self._by_sort[k].haystack))
+                self._shown.extend(_matching(added, self._words))
                 self._shown.sort()
 
     def remove(self, file_key: FileKey) -> MemoryRow | None:
         """Forget the row of one file (gone from disk); returns it."""
-        key = self._sort_of.pop(file_key, None)
+        key = self._sort_of.get(file_key[0], {}).pop(file_key[1], None)
         if key is None:
             return None
-        row = self._by_sort.pop(key)
-        ids = self._ids(row)
-        if ids is not None and ids.get(row.record_id) == file_key:
-            del ids[row.record_id]
+        row = key[4]
         if self._visible(row):
-            self._drop(key, row)
+            self._drop(row)
         if row.kind is RowKind.RECORD and row.scope == "local":
             # A global record this one shadowed is listed again.
-            shadowed = self.file_row(self._global_ids.get(row.record_id, ("", "")))
+            shadowed = self._record("global", row.record_id)
             if shadowed is not None:
-                self._insert(sort_key(shadowed), shadowed)
+                self._list(shadowed)
         return row
 
     def set_filter(self, text: str) -> None:
@@ -142,62 +162,45 @@ class MemoryTable:
             self._words, self._shown = (), None
             return
         base = self._shown if self._shown is not None and _narrows(self._words, words) else self._keys
-        match = _matcher(words)
-        by_sort = self._by_sort
-        self._shown = [k for k in base if match(by_sort[k].haystack)]
+        self._shown = _matching(base, words)
         self._words = words
 
     # ---- internals ----------------------------------------------------------------------------
-    def _ids(self, row: MemoryRow) -> dict[str, FileKey] | None:
-        """The by-id map a record row belongs in (None for rejected files)."""
-        if row.kind is not RowKind.RECORD:
-            return None
-        return self._local_ids if row.scope == "local" else self._global_ids
-
     def _visible(self, row: MemoryRow) -> bool:
         """Whether a stored row is listed (a global record is hidden by a local one with its id)."""
         if row.kind is RowKind.RECORD and row.scope == "global":
-            return row.record_id not in self._local_ids
+            return self._record("local", row.record_id) is None
         return True
 
     def _add(self, row: MemoryRow, *, bulk: list[SortKey] | None) -> None:
         """Store one row (whose file has no row now) and list it if visible."""
         key = sort_key(row)
-        file_key = row.file_key
-        self._sort_of[file_key] = key
-        self._by_sort[key] = row
+        self._sort_of[row.scope][row.name] = key
         if row.kind is RowKind.RECORD and row.scope == "local":
-            # It hides a global record with the same id.
-            shadowed = self.file_row(self._global_ids.get(row.record_id, ("", "")))
-            self._local_ids[row.record_id] = file_key
-            if shadowed is not None:  # listed until now: record file names are unique per id
-                self._drop(sort_key(shadowed), shadowed)
-        elif (ids := self._ids(row)) is not None:
-            ids[row.record_id] = file_key
+            # It hides a global record with the same id (listed until now: one local file per id).
+            shadowed = self._record("global", row.record_id)
+            if shadowed is not None:
+                self._drop(shadowed)
         if not self._visible(row):
             return
-        self._count(row, 1)
         if bulk is not None:
+            self._count(row, 1)
             bulk.append(key)
         else:
-            bisect.insort(self._keys, key)
-            if self._shown is not None and _matcher(self._words)(row.haystack):
-                bisect.insort(self._shown, key)
+            self._list(row, key)
 
-    def _insert(self, key: SortKey, row: MemoryRow) -> None:
-        """List a stored row again."""
+    def _list(self, row: MemoryRow, key: SortKey | None = None) -> None:
+        """List a stored row."""
+        key = key or sort_key(row)
         self._count(row, 1)
-        bisect.insort(self._keys, key)
-        if self._shown is not None and _matcher(self._words)(row.haystack):
-            bisect.insort(self._shown, key)
+        _insert(self._keys, key)
+        if self._shown is not None and _matching([key], self._words):
+            _insert(self._shown, key)
 
-    def _drop(self, key: SortKey, row: MemoryRow) -> None:
+    def _drop(self, row: MemoryRow) -> None:
         """Unlist a row."""
         for keys in (self._keys, self._shown):
-            if keys is None:
-                continue
-            at = bisect.bisect_left(keys, key)
-            if at < len(keys) and keys[at] == key:
+            if keys is not None and (at := _find(keys, row)) is not None:
                 del keys[at]
         self._count(row, -1)
 
@@ -232,13 +235,12 @@ class Shown(Sequence[MemoryRow]):
         if index < 0:
             index += len(self)
         if 0 <= index < len(shown):
-            return self.table.row(shown[index])
+            return shown[index][4]
         return self.extra[index - len(shown)]
 
     def __iter__(self) -> Iterator[MemoryRow]:
-        row = self.table.row
         for key in self.table.shown:
-            yield row(key)
+            yield key[4]
         yield from self.extra
 
     def index_of(self, row: MemoryRow) -> int | None:
