@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -59,7 +60,11 @@ class MemoryBrowser(Vertical):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "delete", "Delete", id="memory.delete"),
-        Binding("f", "filter", "Filter", id="memory.filter"),
+        # Priority: handled as the app takes the key from its queue, so the keys typed right after
+        # it (already queued behind it) are routed to the box, never to the list. Each action
+        # skips itself where it does not apply (an `f` typed into the box is text).
+        Binding("f", "filter", "Filter", id="memory.filter", priority=True),
+        Binding("enter", "filter_done", "Done", show=False, id="memory.filter-done", priority=True),
         Binding("ctrl+r", "rescan", "Rescan", show=False, id="memory.rescan"),
     ]
 
@@ -386,11 +391,6 @@ class MemoryBrowser(Vertical):
         event.stop()
         self.filter_text = event.value
 
-    @on(Input.Submitted, "#memory-filter")
-    def _filter_done(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.screen.set_focus(self.query_one(RecordList))
-
     def _update_summary(self) -> None:
         view = self.view or MemoryTable()
         text = Text()
@@ -432,10 +432,19 @@ class MemoryBrowser(Vertical):
 
     # ---- actions ------------------------------------------------------------------------------
     def action_filter(self) -> None:
-        """Focus the filter box."""
+        """Focus the filter box (an `f` typed in it is text)."""
+        box = self.query_one("#memory-filter", Input)
+        if self.app.focused is box:
+            raise SkipAction()
         # At once, not with focus()'s call_later: keys typed right after `f` are already queued
         # and must reach the box, not the list (while a load runs they arrive together).
-        self.screen.set_focus(self.query_one("#memory-filter", Input))
+        self.screen.set_focus(box)
+
+    def action_filter_done(self) -> None:
+        """Back from the filter box to the list (enter elsewhere is the focused widget's)."""
+        if self.app.focused is not self.query_one("#memory-filter", Input):
+            raise SkipAction()
+        self.screen.set_focus(self.query_one(RecordList))
 
     def action_rescan(self) -> None:
         """Read the disk again now."""
