@@ -53,6 +53,15 @@ class SkillsLoaded(Message):
 
 
 @dataclass
+class SkillVersionsLoaded(Message):
+    """The versions of one skill (newest first), read on their own when the selection moves."""
+
+    name: str
+    versions: list[Any]
+    error: str | None = None
+
+
+@dataclass
 class SearchFinished(Message):
     """Catalog search results (skill names ranked by relevance) for ``query``."""
 

@@ -23,7 +23,7 @@ from qitos.kit.tool.library.base import ToolArtifact
 from qitos.kit.tool.library.errors import ToolLibraryError
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 from tui.browsers.dialogs import NamespaceDialog
-from tui.browsers.messages import SearchFinished, SkillsLoaded, WatchStopped
+from tui.browsers.messages import SearchFinished, SkillsLoaded, SkillVersionsLoaded, WatchStopped
 from tui.browsers.plain import plain_text
 from tui.browsers.skills_model import (
     SkillsOpenError,
@@ -31,6 +31,7 @@ from tui.browsers.skills_model import (
     guess_language,
     open_library,
     published_marks,
+    read_versions,
     resolve_namespace,
 )
 from tui.browsers.skills_render import SkillList, VersionList, count, source_view
@@ -234,12 +235,29 @@ class SkillsBrowser(Vertical):
             skills = library.skills(include_inactive=True)
             if name is None or all(s["name"] != name for s in skills):
                 name = skills[0]["name"] if skills else None
-            versions = {name: list(reversed(library.versions(name)))} if name is not None else {}
+            versions = {name: read_versions(library, name)} if name is not None else {}
         except (ToolLibraryError, SkillsOpenError) as exc:
             self.post_message(SkillsLoaded([], {}, f"cannot read {self.db_path.name}: {exc}", requested_at))
             return
         if not get_current_worker().is_cancelled:
             self.post_message(SkillsLoaded(skills, versions, None, requested_at))
+
+    @work(
+        thread=True, exclusive=True, group="skills-versions", exit_on_error=False, description="read versions"
+    )
+    def _load_versions(self, name: str) -> None:
+        # Moving through the list reads the selected skill's versions only: re-reading the whole
+        # catalogue here cost 154 ms a key at 10,000 skills.
+        try:
+            library = self._current_library()
+            if library is None:
+                return
+            versions = read_versions(library, name)
+        except (ToolLibraryError, SkillsOpenError) as exc:
+            self.post_message(SkillVersionsLoaded(name, [], f"cannot read {self.db_path.name}: {exc}"))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(SkillVersionsLoaded(name, versions))
 
     def _current_library(self) -> SqliteToolLibrary | None:
         """The open library, reopened if the file was replaced; SkillsOpenError if it was removed.
@@ -302,11 +320,21 @@ class SkillsBrowser(Vertical):
             self._selected_name = selected["name"]
             self._set_versions(message.versions[selected["name"]])
         elif selected is not None:
-            self._load(selected["name"], time.perf_counter())
+            self._load_versions(selected["name"])
         else:
             self._set_versions([])
         if self.search_names is not None and self.search_query:
             self._search(self.search_query)  # a new version may change the ranking
+
+    @on(SkillVersionsLoaded)
+    def _versions_loaded(self, message: SkillVersionsLoaded) -> None:
+        message.stop()
+        if message.name != self._selected_name:
+            return  # the selection moved on before this read finished
+        if message.error:
+            self.error = message.error
+            self._update_summary()
+        self._set_versions(message.versions)
 
     @on(SearchFinished)
     def _searched(self, message: SearchFinished) -> None:
@@ -368,7 +396,7 @@ class SkillsBrowser(Vertical):
                 self.versions = []
                 self.query_one(VersionList).set_count(0, 0)
                 if name is not None:
-                    self._load(name, time.perf_counter())
+                    self._load_versions(name)
         self._show_code()
 
     @on(VirtualList.Moved, "#skills-versions")
