@@ -95,6 +95,7 @@ class SkillsBrowser(Vertical):
         self.search_query = ""
         self.search_names: list[str] | None = None
         self.base_version: int | None = None
+        self._code_shown: object = None  # what the code view was last drawn from (see _show_code)
         self.published: set[tuple[str, int]] = set()
         self.error: str | None = None
         #: What the right side shows now (source, diff or a message).
@@ -393,9 +394,12 @@ class SkillsBrowser(Vertical):
         if name != self._selected_name:
             self._selected_name = name
             if not (self.versions and self.versions[0].name == name):  # not already loaded with the list
-                self.versions = []
-                self.query_one(VersionList).set_count(0, 0)
-                if name is not None:
+                if name is None:
+                    self.versions = []
+                    self.query_one(VersionList).set_count(0, 0)
+                else:
+                    # The previous skill's versions stay (titled with their name) for the few ms
+                    # until this one's arrive: clearing first drew the code view twice per key.
                     self._load_versions(name)
         self._show_code()
 
@@ -443,6 +447,18 @@ class SkillsBrowser(Vertical):
     def _show_code(self) -> None:
         if not self.is_mounted:
             return
+        # A move draws the code view from several handlers (the list moved, the versions came);
+        # highlighting and laying out the same version again is most of a key's cost.
+        artifact = self.selected_version
+        shown = (
+            (artifact.name, artifact.version, artifact.source, artifact.active, self.mode, self.base_version)
+            + (tuple(v.version for v in self.versions), self.app.theme)
+            if artifact is not None
+            else (self.error, bool(self.skills))
+        )
+        if shown == self._code_shown:
+            return
+        self._code_shown = shown
         title = self.query_one("#skills-code-title", Static)
         body = self._set_code
         artifact = self.selected_version
