@@ -36,13 +36,13 @@ async def test_rows_show_while_the_load_runs(tmp_path: Path, monkeypatch: pytest
     async with app.run_test(size=(120, 30)) as pilot:
         browser = app.browser
         await wait_until(lambda: len(browser.rows) > 0, what="the first batch")
-        assert browser.loading is not None and browser.loads == 0
+        assert browser.load_progress is not None and browser.loads == 0
         assert browser.rows[0].record_id == "r00599"  # the newest, from MEMORY.md's hints
         await pilot.pause()
         summary = str(app.query_one("#memory-summary").render())
         assert "loading" in summary and "/600 files" in summary, summary
         await wait_until(lambda: browser.loads == 1, timeout=60, what="the whole load")
-        assert len(browser.rows) == 600 and browser.loading is None
+        assert len(browser.rows) == 600 and browser.load_progress is None
         assert "loading" not in str(app.query_one("#memory-summary").render())
 
 

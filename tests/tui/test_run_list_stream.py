@@ -71,11 +71,11 @@ async def test_first_rows_show_while_manifests_are_read(
         while not isinstance(app.screen, RunListScreen) or not app.screen.runs:
             await asyncio.sleep(0.002)  # not pilot.pause: waiting for idle would wait out the listing
         screen = app.screen
-        assert screen.loading is not None and screen.runs[0].run_id == "run-0399"
+        assert screen.load_progress is not None and screen.runs[0].run_id == "run-0399"
         assert "reading" in str(screen.query_one("#run-list-title").render())
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert screen.loading is None and screen.query_one("#run-table").row_count == 400
+        assert screen.load_progress is None and screen.query_one("#run-table").row_count == 400
         assert "400 runs in" in str(screen.query_one("#run-list-title").render())
 
 

@@ -42,6 +42,7 @@ from tui.browsers.virtual_list import VirtualList
 from tui.browsers.watch import follow_changes, memory_filter
 
 FLASH_SECONDS = 1.5  # how long a changed row stays highlighted
+PACE_SECONDS = 0.004  # the load's pause after each batch (~100 ms of reading): the UI's turn
 
 
 class MemoryBrowser(Vertical):
@@ -93,8 +94,9 @@ class MemoryBrowser(Vertical):
         self.view: MemoryTable | None = None
         #: Rows shown now: the table's filtered rows plus recalled-but-gone ones.
         self.rows: Shown = Shown(MemoryTable())
+        # Not `loading`: that is Widget's reactive that covers the widget with a loading indicator.
         #: (files read, files listed or None) while a load runs; None when the rows are complete.
-        self.loading: tuple[int, int | None] | None = None
+        self.load_progress: tuple[int, int | None] | None = None
         #: Recall status by record id for the selected step.
         self.marks: dict[str, RecallMark] = {}
         self.error: str | None = None
@@ -151,13 +153,13 @@ class MemoryBrowser(Vertical):
 
     # ---- public API ---------------------------------------------------------------------------
     def rescan(self) -> None:
-        """Read the root(s) again in a background thread, in batches (see ``loading``)."""
+        """Read the root(s) again in a background thread, in batches (see ``load_progress``)."""
         if self.memory is None:
             return
         self._generation += 1
         self._patched = set()
         self._filling = MemoryTable()
-        self.loading = (0, None)
+        self.load_progress = (0, None)
         self._update_summary()
         self._load(self._generation)
 
@@ -199,13 +201,19 @@ class MemoryBrowser(Vertical):
         if memory is None:
             return
         worker = get_current_worker()
+        painted = threading.Event()
         try:
-            for batch in iter_batches(memory.root, memory.global_root, cancelled=worker):
+            for number, batch in enumerate(iter_batches(memory.root, memory.global_root, cancelled=worker)):
                 if worker.is_cancelled:
                     return
-                self.post_message(MemoryLoaded(batch, generation))
+                self.post_message(MemoryLoaded(batch, generation, painted=painted if number == 0 else None))
+                if number == 0:
+                    # Read on only once the first rows are on screen: measured at 10,000 records,
+                    # the reads otherwise held the interpreter until the load was done, and the
+                    # first frame with rows came with the last batch.
+                    painted.wait(2.0)
                 # Hand the interpreter to the UI between batches: keys and paints come first.
-                time.sleep(0.001)
+                time.sleep(PACE_SECONDS)
         except (MemoryResourceError, OSError) as exc:
             self.post_message(MemoryLoaded(None, generation, f"cannot read memory: {exc}"))
 
@@ -262,17 +270,19 @@ class MemoryBrowser(Vertical):
             self.error = message.error
             self.view = MemoryTable()
             self._filling = None
-            self.loading = None
+            self.load_progress = None
             self._rebuild()
             return
         self.error = None
+        if message.painted is not None:
+            self.call_after_refresh(message.painted.set)
         batch = message.batch
         table = self._filling
         table.extend(row for row in batch.rows if row.file_key not in self._patched)
         first_load = self.view is None or self.view is table
         if first_load:
             self.view = table  # the first load is shown batch by batch
-        self.loading = None if batch.final else (batch.done, batch.total)
+        self.load_progress = None if batch.final else (batch.done, batch.total)
         if batch.final:
             if not first_load:
                 self._flash_differences(self.view, table)
@@ -291,16 +301,21 @@ class MemoryBrowser(Vertical):
         message.stop()
         if message.rescan:
             self.rescan()
-        if self.view is None or self.error:
+        if self.error:
             return
+        shown = self.view
         changed: set[str] = set()
         removed: list[MemoryRow] = []
         for file_key, row in message.changes:
+            old = None
             if self._filling is not None:
+                # Newer than anything the running load read of this file: its batch must not undo it.
                 self._patched.add(file_key)
-                if self._filling is not self.view:
-                    self._put(self._filling, file_key, row)
-            old = self._put(self.view, file_key, row)
+                old = self._put(self._filling, file_key, row)
+            if shown is None:
+                continue
+            if shown is not self._filling:
+                old = self._put(shown, file_key, row)
             if row is not None and (old is None or old.signature != row.signature or old.key != row.key):
                 changed.add(row.key)
             elif row is None and old is not None:
@@ -398,8 +413,8 @@ class MemoryBrowser(Vertical):
             text.append(self.error, style="bold red")
         else:
             text.append(f"{view.local:,} record{'' if view.local == 1 else 's'}", style="bold")
-            if self.loading is not None:
-                done, total = self.loading
+            if self.load_progress is not None:
+                done, total = self.load_progress
                 text.append(
                     f" · loading {done:,}/{total:,} files" if total else f" · loading ({done:,} files read)",
                     style="yellow",

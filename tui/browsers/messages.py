@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ class MemoryLoaded(Message):
     batch: Batch | None
     generation: int
     error: str | None = None
+    painted: threading.Event | None = None  # set once this batch's rows have been drawn
 
 
 @dataclass

@@ -47,8 +47,9 @@ class RunListScreen(Screen[None]):
         self.open_run = open_run
         #: Told why, when the folder holds no runs or cannot be listed (the app shows an error).
         self.on_empty = on_empty
+        # Not `loading`: that is Widget's reactive that covers the widget with a loading indicator.
         #: (folders looked at, folders to look at) while the listing runs; None when complete.
-        self.loading: tuple[int, int] | None = None
+        self.load_progress: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
         yield Label(self._title(), id="run-list-title", markup=False)
@@ -62,14 +63,14 @@ class RunListScreen(Screen[None]):
         if self._given is not None:
             self._add(sorted(self._given, key=run_order, reverse=True))
         else:
-            self.loading = (0, 0)
+            self.load_progress = (0, 0)
             self._list_runs()
 
     def _title(self) -> str:
         """'N runs in FOLDER', with progress while the listing runs."""
         text = f"{len(self.runs):,} runs in {self.folder}"
-        if self.loading is not None:
-            done, total = self.loading
+        if self.load_progress is not None:
+            done, total = self.load_progress
             text += f" (reading {done:,}/{total:,} folders…)" if total else " (listing…)"
         return text + " — enter opens one"
 
@@ -87,11 +88,11 @@ class RunListScreen(Screen[None]):
         message.stop()
         batch = message.batch
         if batch is None:
-            self.loading = None
+            self.load_progress = None
             if self.on_empty is not None:
                 self.on_empty(message.error or "cannot list runs")
             return
-        self.loading = None if batch.final else (batch.done, batch.total)
+        self.load_progress = None if batch.final else (batch.done, batch.total)
         self._add(batch.runs)
         self.query_one("#run-list-title", Label).update(self._title())
         if batch.final and not self.runs and self.on_empty is not None:
