@@ -105,3 +105,30 @@ def test_build_memory_root_is_usable(tmp_path: Path) -> None:
     root = build_memory_root(tmp_path / "m")
     batches = list(iter_batches(root, None))
     assert batches[-1].final and sum(len(b.rows) for b in batches) == 7
+
+
+async def test_a_replaced_records_folder_is_loaded_and_watched_again(
+    memory_root: Path, tmp_path: Path
+) -> None:
+    """The watch covers each folder, not the tree: a records/ folder swapped for another is seen in
+    its root, loaded, and the new folder's later edits still show."""
+    app = make_memory_app(memory_root)
+    async with app.run_test(size=(100, 30)):
+        browser = app.browser
+        await wait_until(lambda: browser.loads == 1 and browser.live, what="the load and the watcher")
+        fresh = build_memory_root(
+            tmp_path / "other", records=[("swapped-in", "user", 1, "from the new folder")]
+        )
+        records = memory_root / "records"
+        records.rename(tmp_path / "old-records")
+        (fresh / "records").rename(records)
+        await wait_until(
+            lambda: browser.view.record("swapped-in") is not None, what="the new folder's records"
+        )  # type: ignore[union-attr]
+        assert browser.view.record("rec-001") is None  # type: ignore[union-attr]
+        await wait_until(lambda: browser.live, what="the watch on the new folder")
+        run_writer("edit", memory_root, "swapped-in", "edited in the new folder")
+        await wait_until(
+            lambda: browser.view.record("swapped-in").content == "edited in the new folder",  # type: ignore[union-attr]
+            what="an edit in the new folder",
+        )

@@ -220,13 +220,17 @@ class MemoryBrowser(Vertical):
     @work(exclusive=True, group="memory-watch", exit_on_error=False, description="watch memory files")
     async def _watch(self) -> None:
         roots = [p for p in (self.memory_dir, self.global_dir) if p is not None]
+        # Each root and its records/ folder, not the tree: a recursive watch first walks every
+        # file (160 ms at 100,000 records) before anything can be read. A records/ folder that is
+        # replaced is seen in its root, and the watch is started again on the new one.
         await follow_changes(
-            roots,
+            [folder for root in roots for folder in (root, root / "records")],
             memory_filter,
             self._stop,
             self._armed,
             lambda changes: self._patch(sorted({path for _, path in changes}), time.perf_counter()),
             lambda reason: self.post_message(WatchStopped(reason)),
+            recursive=False,
         )
 
     def _armed(self) -> None:
@@ -300,7 +304,10 @@ class MemoryBrowser(Vertical):
     def _patched_files(self, message: MemoryPatched) -> None:
         message.stop()
         if message.rescan:
-            self.rescan()
+            if self.watch_files:
+                self._watch()  # on the records/ folder there is now; it loads again once armed
+            else:
+                self.rescan()
         if self.error:
             return
         shown = self.view
@@ -364,6 +371,7 @@ class MemoryBrowser(Vertical):
         message.stop()
         self.live = False
         self._say(message.reason, severity="warning")
+        self.rescan()  # show what is there now (e.g. that the records folder is gone)
 
     def _expire_flash(self) -> None:
         now = time.monotonic()

@@ -72,6 +72,8 @@ async def watch(
     watch_filter: Callable[[Change, str], bool],
     stop: asyncio.Event,
     on_armed: Callable[[], None] | None = None,
+    *,
+    recursive: bool = True,
 ) -> AsyncIterator[set[tuple[Change, str]]]:
     """Yield batches of changes under ``paths`` until ``stop`` is set.
 
@@ -86,6 +88,7 @@ async def watch(
         step=STEP_MS,
         stop_event=own_stop,  # type: ignore[arg-type]  # awatch only calls is_set() and set()
         rust_timeout=RUST_TIMEOUT_MS,
+        recursive=recursive,
     )
     pending = asyncio.ensure_future(anext(changes))
     # awatch creates its watches synchronously in its first step, before its first await; a few
@@ -115,10 +118,12 @@ async def follow_changes(
     on_armed: Callable[[], None],
     on_changes: Callable[[set[tuple[Change, str]]], None],
     on_stopped: Callable[[str], None],
+    *,
+    recursive: bool = True,
 ) -> None:
     """Hand every batch of changes to ``on_changes`` until ``stop``; say why if watching ends otherwise."""
     try:
-        async for changes in watch(paths, watch_filter, stop, on_armed):
+        async for changes in watch(paths, watch_filter, stop, on_armed, recursive=recursive):
             on_changes(changes)
     except (OSError, RuntimeError) as exc:
         on_stopped(f"watching stopped: {exc}")
