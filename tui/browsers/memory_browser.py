@@ -40,6 +40,7 @@ from tui.browsers.messages import MemoryDeleted, MemoryLoaded, MemoryPatched, Wa
 from tui.browsers.plain import plain_text
 from tui.browsers.virtual_list import VirtualList
 from tui.browsers.watch import follow_changes, memory_filter
+from tui.gc_tuning import spare_long_lived
 
 FLASH_SECONDS = 1.5  # how long a changed row stays highlighted
 PACE_SECONDS = 0.004  # the load's pause after each batch (~100 ms of reading): the UI's turn
@@ -283,6 +284,9 @@ class MemoryBrowser(Vertical):
         batch = message.batch
         table = self._filling
         table.extend(row for row in batch.rows if row.file_key not in self._patched)
+        # The rows live as long as the view: out of the collector's walks, which otherwise went
+        # over all of them (100 ms and more at 100,000) every few frames and keys.
+        spare_long_lived()
         first_load = self.view is None or self.view is table
         if first_load:
             self.view = table  # the first load is shown batch by batch
