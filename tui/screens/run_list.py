@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -111,6 +112,7 @@ class RunListScreen(Screen[None]):
         if in_order:
             self.runs.extend(runs)
             table.add_rows(_cells(r) for r in runs)  # type: ignore[arg-type]
+            self._redraw_after_widths(table)
             return
         # The cursor stays on the run it is on; at the top (untouched) it stays at the top.
         at = table.cursor_row if table.row_count else 0
@@ -118,8 +120,18 @@ class RunListScreen(Screen[None]):
         self.runs = sorted(self.runs + runs, key=run_order, reverse=True)
         table.clear()
         table.add_rows(_cells(r) for r in self.runs)  # type: ignore[arg-type]
+        self._redraw_after_widths(table)
         if current is not None:
             table.move_cursor(row=next(i for i, r in enumerate(self.runs) if r.path == current))
+
+    def _redraw_after_widths(self, table: DataTable[Any]) -> None:
+        """Draw the rows again once the new rows have widened the columns.
+
+        DataTable caches a drawn row until its data changes, not when a column widens: a row
+        drawn before a later batch widened a column kept its clipped cells (seen in tmux: the
+        first row cut to "run  comple" after the second batch).
+        """
+        self.call_after_refresh(table.notify_style_update)
 
     def _selected_path(self, row: int) -> Path | None:
         """The run directory of a table row (``runs`` is kept in table order)."""
@@ -139,14 +151,18 @@ class RunListScreen(Screen[None]):
             self.open_run(path)
 
 
-def _cells(run: Any) -> tuple[str, ...]:
-    """One table row: run, status, steps, tokens, stop reason, model, updated."""
-    return (
+def _cells(run: Any) -> tuple[Text, ...]:
+    """One table row: run, status, steps, tokens, stop reason, model, updated.
+
+    Text cells, never str: a manifest is untrusted and a str cell is parsed as markup.
+    """
+    values = (
         run.run_id,
         run.status,
-        str(run.steps if run.steps is not None else "?"),
-        str(run.tokens if run.tokens is not None else "?"),
-        str(run.stop_reason or ""),
-        str(run.model_id or ""),
+        run.steps if run.steps is not None else "?",
+        run.tokens if run.tokens is not None else "?",
+        run.stop_reason or "",
+        run.model_id or "",
         str(run.updated_at or "")[:16].replace("T", " "),
     )
+    return tuple(Text(str(value)) for value in values)
