@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_builders import build_skills_db, wait_until
+from browser_builders import build_skills_db, run_writer, wait_until
 
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 from tui.browsers import make_skills_app
@@ -42,3 +42,27 @@ async def test_down_reads_the_versions_only(tmp_path: Path, monkeypatch: pytest.
             )
         assert [v.version for v in browser.versions] == [3, 2, 1]
         assert len(catalogue_reads) == reads  # no catalogue read per move
+
+
+async def test_versions_read_ahead_never_outlive_a_publication(tmp_path: Path) -> None:
+    """The next skill's versions are read ahead; a version published meanwhile still shows on Down."""
+    db = build_skills_db(tmp_path / "skills.db")
+    app = make_skills_app(db)
+    async with app.run_test(size=(120, 32)) as pilot:
+        browser = app.browser
+        await wait_until(
+            lambda: browser.revision >= 1 and browser.versions and browser.live, what="the first load"
+        )
+        await wait_until(lambda: "old-lint" in browser._ahead, what="the neighbour read ahead")
+        loads = browser.revision
+        run_writer("publish", db, "demo", "old-lint", "def old_lint(repo):\n    return 2\n")
+        await wait_until(lambda: browser.revision > loads, what="the reload after the publication")
+        await pilot.press("down")
+        await wait_until(
+            lambda: (
+                browser.versions
+                and browser.versions[0].name == "old-lint"
+                and browser.versions[0].version == 2
+            ),
+            what="old-lint v2 on Down",
+        )

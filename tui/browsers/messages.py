@@ -61,6 +61,8 @@ class SkillVersionsLoaded(Message):
     name: str
     versions: list[Any]
     error: str | None = None
+    ahead: dict[str, list[Any]] | None = None  # the versions of the skills next to it, read ahead
+    revision: int = 0  # the catalogue load they were read under (older ones are dropped)
 
 
 @dataclass

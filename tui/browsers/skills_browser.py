@@ -96,6 +96,7 @@ class SkillsBrowser(Vertical):
         self.search_names: list[str] | None = None
         self.base_version: int | None = None
         self._code_shown: object = None  # what the code view was last drawn from (see _show_code)
+        self._ahead: dict[str, list[ToolArtifact]] = {}  # versions of the selection's neighbours
         self.published: set[tuple[str, int]] = set()
         self.error: str | None = None
         #: What the right side shows now (source, diff or a message).
@@ -246,19 +247,29 @@ class SkillsBrowser(Vertical):
     @work(
         thread=True, exclusive=True, group="skills-versions", exit_on_error=False, description="read versions"
     )
-    def _load_versions(self, name: str) -> None:
-        # Moving through the list reads the selected skill's versions only: re-reading the whole
-        # catalogue here cost 154 ms a key at 10,000 skills.
+    def _load_versions(self, name: str, ahead: list[str], revision: int) -> None:
+        # Moving through the list reads the selected skill's versions only (re-reading the whole
+        # catalogue here cost 154 ms a key at 10,000 skills), and those of its neighbours, so the
+        # next key finds them read and draws in one frame instead of waiting for this thread.
         try:
             library = self._current_library()
             if library is None:
                 return
             versions = read_versions(library, name)
+            nearby = {other: read_versions(library, other) for other in ahead}
         except (ToolLibraryError, SkillsOpenError) as exc:
             self.post_message(SkillVersionsLoaded(name, [], f"cannot read {self.db_path.name}: {exc}"))
             return
         if not get_current_worker().is_cancelled:
-            self.post_message(SkillVersionsLoaded(name, versions))
+            self.post_message(SkillVersionsLoaded(name, versions, ahead=nearby, revision=revision))
+
+    def _read_around(self, name: str) -> None:
+        """Read the selected skill's versions and its neighbours' in the background."""
+        cursor = self.query_one(SkillList).cursor
+        near = [
+            self.shown[i]["name"] for i in (cursor + 1, cursor - 1, cursor + 2) if 0 <= i < len(self.shown)
+        ]
+        self._load_versions(name, [n for n in near if n != name], self.revision)
 
     def _current_library(self) -> SqliteToolLibrary | None:
         """The open library, reopened if the file was replaced; SkillsOpenError if it was removed.
@@ -315,13 +326,14 @@ class SkillsBrowser(Vertical):
         self.error = message.error
         self.skills = message.skills
         self.revision += 1
+        self._ahead = {}  # the database changed: versions read ahead may be stale
         self._show_skills()
         selected = self.selected_skill
         if selected is not None and selected["name"] in message.versions:
             self._selected_name = selected["name"]
             self._set_versions(message.versions[selected["name"]])
-        elif selected is not None:
-            self._load_versions(selected["name"])
+        if selected is not None:
+            self._read_around(selected["name"])
         else:
             self._set_versions([])
         if self.search_names is not None and self.search_query:
@@ -330,6 +342,11 @@ class SkillsBrowser(Vertical):
     @on(SkillVersionsLoaded)
     def _versions_loaded(self, message: SkillVersionsLoaded) -> None:
         message.stop()
+        if message.error is None and message.revision != self.revision:
+            return  # read before the database last changed: the read after it follows
+        if message.ahead is not None:
+            self._ahead = dict(message.ahead)
+            self._ahead[message.name] = message.versions
         if message.name != self._selected_name:
             return  # the selection moved on before this read finished
         if message.error:
@@ -398,9 +415,12 @@ class SkillsBrowser(Vertical):
                     self.versions = []
                     self.query_one(VersionList).set_count(0, 0)
                 else:
-                    # The previous skill's versions stay (titled with their name) for the few ms
-                    # until this one's arrive: clearing first drew the code view twice per key.
-                    self._load_versions(name)
+                    if name in self._ahead:
+                        self._set_versions(self._ahead[name])
+                    # Otherwise the previous skill's versions stay (titled with their name) for the
+                    # few ms until this one's arrive: clearing first drew the code view twice.
+                    # Read anyway: it confirms these versions and reads the new neighbours ahead.
+                    self._read_around(name)
         self._show_code()
 
     @on(VirtualList.Moved, "#skills-versions")
