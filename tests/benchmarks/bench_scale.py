@@ -69,8 +69,10 @@ def env() -> dict[str, str]:
 
 def app_argv(*args: str) -> list[str]:
     """`qitos-tui ARGS` with this interpreter (from --source when given)."""
-    prefix = ["env", f"PYTHONPATH={SOURCE}"] if SOURCE is not None else []
-    return [*prefix, sys.executable, "-m", "tui.cli", *args]
+    if SOURCE is None:
+        return [sys.executable, "-m", "tui.cli", *args]
+    # -P: `-m` would otherwise put the working folder (this checkout) before PYTHONPATH.
+    return ["env", f"PYTHONPATH={SOURCE}", sys.executable, "-P", "-m", "tui.cli", *args]
 
 
 def med(values: list[float]) -> float:
@@ -119,6 +121,7 @@ def bench_append(work: Path, sizes: list[int], runs: int) -> None:
             out = subprocess.run(
                 [sys.executable, "-c", APPEND_SCRIPT, str(root), str(n)],
                 env=env(),
+                cwd=work,  # not this checkout: `-c` puts the working folder before PYTHONPATH
                 capture_output=True,
                 text=True,
                 check=True,
