@@ -198,8 +198,7 @@ def bench_memory(work: Path, sizes: list[int], runs: int) -> None:
             pane = Pane(app_argv("memory", str(root)), SIZE)
             try:
                 first.append(pane.wait_for("sample -", timeout=120))
-                done = f"{n + 1:,} record"
-                full.append(_wait(pane, lambda s, done=done: done in s and "loading" not in s, 300))
+                full.append(_wait(pane, _loaded(n), 300))
                 rss.append(peak_rss_mb(pane.pid()))
             finally:
                 pane.close()
@@ -233,7 +232,8 @@ def _wait(pane: Pane, done: Callable[[str], bool], timeout: float) -> float:
 
 def _loaded(n: int) -> Callable[[str], bool]:
     """The memory summary says every record is loaded."""
-    return lambda s: f"{n + 1:,} record" in s and "loading" not in s
+    # main wrote the count without separators
+    return lambda s: (f"{n + 1:,} record" in s or f"{n + 1} record" in s) and "loading" not in s
 
 
 # ------------------------------------------------------------------------------ external edits

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qitos.core.memory import MemoryRecord
+from qitos.kit.memory import atomic
 from qitos.kit.memory.memdir_memory import MemdirMemory
 
 # One operation: ("append", id number, text) or ("delete", id number, "").
@@ -100,3 +101,19 @@ def test_rebuild_index_repairs_what_the_book_missed(tmp_path: Path) -> None:
     assert "`theirs`" in memory.index_path.read_text() and memory.index_is_current()
     memory.append(MemoryRecord("user", "after", 2, record_id="after"))
     assert memory.index_is_current()
+
+
+@pytest.mark.parametrize("exchange", [True, False])
+def test_derived_writes_swap_in_whole_and_leave_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exchange: bool
+) -> None:
+    """A non-durable write replaces the file whole (by exchange where the kernel has it, else by
+    rename) and leaves no temp file; the first write, with no file to exchange, renames."""
+    if not exchange:
+        monkeypatch.setattr(atomic, "_renameat2", None)
+    target = tmp_path / "MEMORY.md"
+    atomic.atomic_write(target, b"first", durable=False)
+    for n in range(3):
+        atomic.atomic_write(target, f"version {n}".encode() * 100, durable=False)
+        assert target.read_bytes() == f"version {n}".encode() * 100
+    assert [p.name for p in tmp_path.iterdir()] == ["MEMORY.md"]
