@@ -504,7 +504,7 @@ class SkillsBrowser(Vertical):
             (artifact.name, artifact.version, artifact.source, artifact.active, self.mode, self.base_version)
             + (tuple(v.version for v in self.versions), self.app.theme)
             if artifact is not None
-            else (self.error, bool(self.skills))
+            else (self.error, self._nothing_selected())  # the note names the search: redraw when it changes
         )
         if shown == self._code_shown:
             return
