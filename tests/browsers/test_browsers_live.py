@@ -97,7 +97,8 @@ async def test_skills_browser_follows_a_publishing_process(skills_db: Path) -> N
             == "4"
         )
         await wait_until(lambda: [v.version for v in browser.versions] == [4, 3, 2, 1], what="v4")
-        assert browser.skills[0]["latest_version"] == 4
+        # The catalogue and the selection's versions are read by separate workers: wait for both.
+        await wait_until(lambda: browser.skills[0]["latest_version"] == 4, what="v4 in the catalogue")
         assert browser.selected_version.version == 3  # type: ignore[union-attr]  # the cursor stays put
         run_writer("publish", skills_db, "demo", "bisect-regression", "# Bisect\n\ngit bisect run pytest\n")
         await wait_until(
