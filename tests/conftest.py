@@ -7,6 +7,12 @@ import inspect
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run (and keep no example database), so the
+# suite gives the same answer on any machine and in CI; a found bug becomes an @example.
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.load_profile("deterministic")
 
 # A session-scoped PostgreSQL server fixture, started only by the tests that ask for it.
 pytest_plugins = ["pg_server"]

@@ -156,10 +156,14 @@ def shape_spans(line: str, lowered: str | None = None) -> list[tuple[int, int]]:
         spans.extend((start + a, start + b) for a, b in found)
     low = lowered if lowered is not None and len(lowered) == len(line) else line.lower()
     if "bearer" in low or "basic" in low:
-        for match in _AUTH_SCHEME.finditer(line):
+        # Overlapping matches: a scheme's value may itself hold the next scheme word ("Bearer
+        # KEY_Basic <credentials>"), so the search goes on from the value, not from its end.
+        at = 0
+        while (match := _AUTH_SCHEME.search(line, at)) is not None:
             value = match.group("value")
             if _basic_credentials(value) if match.group("scheme").lower() == "basic" else not value.isalpha():
                 spans.append(match.span("value"))  # the scheme word stays, its credential goes
+            at = match.start("value")
     if "PRIVATE KEY" in line:
         spans.extend(match.span() for match in _PEM.finditer(line))
     if "://" in line:
