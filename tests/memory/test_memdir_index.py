@@ -117,3 +117,15 @@ def test_derived_writes_swap_in_whole_and_leave_nothing_behind(
         atomic.atomic_write(target, f"version {n}".encode() * 100, durable=False)
         assert target.read_bytes() == f"version {n}".encode() * 100
     assert [p.name for p in tmp_path.iterdir()] == ["MEMORY.md"]
+
+
+def test_pushed_index_lines_match_a_rebuild_across_the_default_caps(tmp_path: Path) -> None:
+    """Appends past 200 entries and past 25,000 chars push and trim to exactly a rescan's text."""
+    memory = MemdirMemory(str(tmp_path / "m"), create=True)
+    for i in range(260):
+        # Long texts from 150 on: the char cap, not the entry cap, decides what is listed.
+        text = f"fact {i} " + ("x" * 200 if i >= 150 else "")
+        memory.append(MemoryRecord("user", text, i, record_id=f"r{i}"))
+        if i in (0, 199, 200, 201, 230, 259):
+            assert memory.index_path.read_text(encoding="utf-8") == memory.render_index()
+    assert "older record(s) not listed" in memory.index_path.read_text(encoding="utf-8")

@@ -51,6 +51,21 @@ def test_batches_come_newest_first_with_progress(tmp_path: Path, monkeypatch: py
     assert [r.run_id for b in batches for r in b.runs] == [r.run_id for r in scan_runs(tmp_path / "runs")[0]]
 
 
+def test_batch_gaps_double_after_the_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each later batch waits twice as long as the one before (up to a cap): few table relayouts."""
+    make_runs(tmp_path / "runs", 120)
+    monkeypatch.setattr(run_folder, "FIRST_BATCH", 5)
+    monkeypatch.setattr(run_folder, "BATCH_SECONDS", 0.1)
+    monkeypatch.setattr(run_folder, "MAX_BATCH_SECONDS", 0.4)
+    ticks = iter(range(10_000))
+    # A clock that moves 10 ms per reading (one reading per folder, one at the start).
+    monkeypatch.setattr(run_folder.time, "monotonic", lambda: next(ticks) * 0.01)
+    sizes = [b.done for b in iter_run_batches(tmp_path / "runs")]
+    gaps = [b - a for a, b in zip(sizes, sizes[1:], strict=False)]
+    # 0.1 s, 0.2 s, then 0.4 s (the cap) of 10 ms folders; a folder more where a gap is crossed.
+    assert sizes[0] == 5 and [round(g, -1) for g in gaps[:4]] == [10, 20, 40, 40]
+
+
 async def test_first_rows_show_while_manifests_are_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
