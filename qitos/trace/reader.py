@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 import threading
 from array import array
+from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,41 @@ class TraceReader:
                     yield cached
                 else:
                     yield self._parse(block[starts[at] - first : ends[at] - first], at)
+            index = end
+
+    def lines_containing(
+        self,
+        patterns: Iterable[bytes],
+        start: int = 0,
+        stop: int | None = None,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> Iterator[int]:
+        """Indices of the events from ``start`` to ``stop`` whose line, with ASCII letters in lower
+        case, holds one of ``patterns`` (lower-case bytes): a search's candidates, found in the raw
+        bytes a block at a time without parsing a line (the caller parses the few it finds)."""
+        wanted = [p for p in patterns if p]
+        count = len(self._starts)
+        stop = count if stop is None else max(0, min(stop, count))
+        index = max(0, start)
+        while index < stop and wanted and not cancelled():
+            end, block, first = self._read_block(index, stop)
+            lowered = block.lower()
+            starts, ends = self._starts, self._ends
+            # The next hit of each pattern at or after `pos`, found again only once passed.
+            nexts = [lowered.find(p) for p in wanted]
+            pos = 0
+            while True:
+                for k, at in enumerate(nexts):
+                    if 0 <= at < pos:
+                        nexts[k] = lowered.find(wanted[k], pos)
+                found = [at for at in nexts if at >= 0]
+                if not found:
+                    break
+                offset = first + min(found)
+                line = bisect_right(starts, offset, index, end) - 1
+                if offset < ends[line]:  # not the newline after a line
+                    yield line
+                pos = ends[line] - first + 1  # one hit per line: go on with the next line
             index = end
 
     def line_number(self, index: int) -> int:
