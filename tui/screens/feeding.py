@@ -24,7 +24,7 @@ from textual.worker import get_current_worker
 
 from tui.feed import EventFeed
 from tui.follow import follow_run
-from tui.gc_tuning import FrameFriendlyGC, spare_long_lived
+from tui.gc_tuning import FrameFriendlyGC
 from tui.messages import EventsAvailable, FoldFinished, FoldProgress, FollowUpdate, ReaderOpened
 from tui.store import RunStore
 
@@ -148,6 +148,10 @@ class FeedingScreen(Screen[None]):
         for start, chunk in self.feed.drain(limit):
             self.store.apply(chunk, start)
             drained = True
+        if drained:
+            # The summaries live as long as the screen: out of the collector's young generation
+            # with them, or every collection walks them all again (ms each).
+            self._gc.spare_long_lived()
         return drained
 
     def _flush(self) -> None:
@@ -238,9 +242,6 @@ class FeedingScreen(Screen[None]):
                 if worker.is_cancelled:
                     return
                 self.feed.push(chunk, index)
-                # Parsed events live until folded and summaries for good: out of the collector's
-                # young generation with them, or every collection walks them all again (ms each).
-                spare_long_lived()
                 index += len(chunk)
                 chunk = []
                 if time.monotonic() - reported >= PROGRESS_SECONDS:
@@ -262,7 +263,7 @@ class FeedingScreen(Screen[None]):
         self.fold_progress = ""
         # The fold's summaries live as long as the screen: keep the cyclic GC from walking them
         # again and again (a full collection over a big trace's summaries stalls keys).
-        spare_long_lived()
+        self._gc.spare_long_lived()
         self._start_follow(message.total)
 
     # ---- following a trace that is still being written ----------------------------------------
