@@ -53,15 +53,13 @@ async def test_keys_during_the_fold_move_the_selection_and_the_fold_completes(bi
 
 
 async def test_the_fold_rests_while_keys_keep_coming_and_goes_on_when_they_pause(
-    bigger_run: Path, monkeypatch: pytest.MonkeyPatch
+    bigger_run: Path,
 ) -> None:
-    import tui.screens.feeding as feeding
-
-    monkeypatch.setattr(feeding, "FOLD_QUIET_SECONDS", 1.0)  # a wide margin for a busy machine
     app = make_app(replay=bigger_run)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen
         assert isinstance(screen, RunScreen)
+        screen.pacer.fold_quiet = 1.0  # a wide margin for a busy machine
         for _ in range(200):  # wait until the background fold is under way
             if screen.reader is not None and 0 < screen.store.event_count < len(screen.reader):
                 break

@@ -180,7 +180,7 @@ class RunScreen(LiveControlScreen):
         if n == 0:
             return
         self.selected = max(0, min(n - 1, pos))
-        self._follow = self.selected == n - 1
+        self._tail = self.selected == n - 1
         self._prefetch_soon()
 
     def _prefetch_soon(self) -> None:
