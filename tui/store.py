@@ -308,7 +308,7 @@ class RunStore:
         if shown is not None:
             step.phase = shown
         # A retry is not a failure yet.
-        if not ev.ok and not (phase == EventKind.ERROR and p.get("retrying") is True):
+        if not ev.ok and not (phase == EventKind.ERROR and ErrorInfo.read(p).retrying is True):
             step.ok = False
             step.error = _shared(short(ev.error or p.get("message") or phase, 80))
         handler = _HANDLERS.get(phase)
@@ -390,9 +390,9 @@ class RunStore:
         pos = self._by_call.pop(str(call_id(p)), None)  # answered: the id is not needed again
         ex = self.exchanges[pos] if pos is not None else self._last_exchange(step, i)
         ex.tool_results += (i,)
-        step.retries += max(0, (as_int(p.get("attempts")) or 1) - 1)  # attempts that failed before the last
-        if p.get("ok") is not True and "ok" in p:
+        if p.get("ok") is not True or "attempts" in p:  # a plain success needs no reading
             result = ToolResult.read(p)
+            step.retries += max(0, (result.attempts or 1) - 1)  # attempts that failed before the last
             if not result.ok:
                 step.ok = False
                 step.error = _shared(short(f"{result.tool or 'tool'}: {result.error}", 80))
@@ -480,19 +480,19 @@ class RunStore:
     def _on_error(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         step.errors += (i,)
         self.error_count += 1
-        details = p.get("details") if isinstance(p.get("details"), dict) else {}
+        info = ErrorInfo.read(p)
         # A failed model call belongs to its exchange (by request id; a parse error to the answer
         # it could not read): the Exchanges pane shows it there.
-        pos = self.exchange_by_id.get(str(details.get("request_id")))
-        if pos is None and p.get("category") in ("model", "parse") and step.exchanges:
+        request_id = info.details.request_id
+        pos = self.exchange_by_id.get(request_id) if request_id is not None else None
+        if pos is None and info.category in ("model", "parse") and step.exchanges:
             pos = step.exchanges[-1]
         if pos is not None:
             self.exchanges[pos].errors += (i,)
-        if p.get("retrying") is True:
+        if info.retrying is True:
             step.retries += 1
             return
         step.ok = False
-        info = ErrorInfo.read(p)
         step.error = _shared(
             short(f"{info.category}: {info.message if info.message is not None else ev.error}", 80)
         )

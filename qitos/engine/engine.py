@@ -259,7 +259,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             with sink.bind(self._sink_emitter(run)):
                 self._emit(
                     run,
-                    "CHECK_STOP",
+                    EventKind.CHECK_STOP,
                     {"stage": "cancel", "detail": f"stopped while paused by {snapshot.policy_id}"},
                     step_id=snapshot.step_id,
                 )

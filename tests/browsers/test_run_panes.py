@@ -55,7 +55,7 @@ async def test_memory_and_skills_panes_follow_the_selected_step(demo_dirs: Path)
         memory = app.screen.query_one(MemoryBrowserPane)
         skills = app.screen.query_one(SkillsBrowserPane)
         await wait_until(
-            lambda: memory.browser.revision >= 1 and skills.browser.revision >= 1, what="the browsers"
+            lambda: memory.browser.loads >= 1 and skills.browser.revision >= 1, what="the browsers"
         )
         # They fill their grid cells (the Pane base is a scroll container: 1fr must still resolve).
         await wait_until(

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from qitos.parsing.react import ReActTextParser
 from textual.widgets import Footer
 
 from qitos import AgentModule, StateSchema
+from qitos.kit.parser.react_parser import ReActTextParser
 from qitos.models.openai_compat import OpenAICompatibleModel
 from tui import screenshots
 from tui.app import make_app

@@ -58,10 +58,6 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1, default=str)
 
 
-def _int_over_one(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 1
-
-
 class ExchangesPane(Pane):
     """Messages by role, tool calls and results, usage; exchanges left out of this request dimmed."""
 
@@ -315,8 +311,8 @@ class ExchangesPane(Pane):
             return out
         result = ToolResult.read(p)
         label = f"tool {result.tool or '?'} {'ok' if result.ok else 'failed'}"
-        facts = [attempt_text(p.get("attempts"), p.get("max_attempts")), latency_text(p.get("latency_ms"))]
-        if not result.ok or _int_over_one(p.get("attempts")):  # said when something went wrong on the way
+        facts = [attempt_text(result.attempts, result.max_attempts), latency_text(result.latency_ms)]
+        if not result.ok or (result.attempts or 0) > 1:  # said when something went wrong on the way
             label += "".join(f" · {f}" for f in facts if f)
         body = result.result if result.ok else result.error
         return self._block(label, as_text(body), "yellow" if result.ok else "red", dim)
