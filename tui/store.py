@@ -9,7 +9,7 @@ keeps a 1 GB trace foldable in bounded memory and makes selecting a step cheap.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -553,7 +553,9 @@ class RunStore:
         return begin, self.exchanges[begin:end]
 
 
-_HANDLERS = {
+_Handler = Callable[[RunStore, RunEvent, dict[str, Any], StepSummary, int], None]
+# Keyed by kind; looked up with a trace's phase string (an EventKind is that string).
+_HANDLERS: dict[str, _Handler] = {
     EventKind.MODEL_REQUEST: RunStore._on_request,
     EventKind.MODEL_RESPONSE: RunStore._on_response,
     EventKind.TOOL_CALL: RunStore._on_tool_call,

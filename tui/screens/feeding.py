@@ -58,7 +58,7 @@ class FeedingScreen(Screen[None]):
         self.store = store
         self.replay = replay
         self.live = live
-        self.feed = EventFeed(lambda: self.post_message(EventsAvailable()))
+        self.feed = EventFeed(self._wake)
         self.reader: Any = None  # the TraceReader, once opened (replay)
         self.notices: list[str] = []
         self._notice_sizes = (0, 0)  # how many reader and fold notices _sync_notices has seen
@@ -72,6 +72,14 @@ class FeedingScreen(Screen[None]):
         self.follow_result: str | None = None  # the status following ended with
         self._follow_stop = asyncio.Event()
         self._gc = FrameFriendlyGC()
+
+    def _wake(self) -> None:
+        """Tell the UI thread that events wait in the feed (from any thread)."""
+        self.post_message(EventsAvailable())
+
+    def _status_changed(self, status: str) -> None:
+        """The followed run's status changed (from the follow worker)."""
+        self.post_message(FollowUpdate(status))
 
     def start_feeding(self) -> None:
         """Begin folding: a replay paints its head now and folds the rest in the background."""
@@ -256,7 +264,7 @@ class FeedingScreen(Screen[None]):
             self.reader,
             start,
             deliver=self.feed.push,  # the same feed and fold as the background fold's
-            on_status=lambda status: self.post_message(FollowUpdate(status)),
+            on_status=self._status_changed,
             stop_event=self._follow_stop,
         )
         self.post_message(FollowUpdate(end.status, done=True, problem=end.problem))
