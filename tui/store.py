@@ -76,7 +76,7 @@ _NAMES: dict[tuple[str, ...], tuple[str, ...]] = {}  # shared category-name tupl
 # 256 or string the fold keeps would otherwise be an object of its own (32 to 80 bytes).
 _SHARED: dict[object, object] = {}
 _T = TypeVar("_T")
-_SHARED_LIMIT = 1 << 16
+_SHARED_LIMIT = 4096  # what recurs is a few values; a bigger table only holds one-offs
 
 
 def _shared(value: _T) -> _T:
