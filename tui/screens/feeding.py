@@ -284,6 +284,12 @@ class FeedingScreen(Screen[None]):
             self._drain()
             self._flush_now()
 
+    def stop_feeding(self) -> None:
+        """Stop reading the trace: the background fold, the indexing and the follow end now."""
+        self.workers.cancel_group(self, "fold")
+        self.workers.cancel_group(self, "reader")
+        self._follow_stop.set()
+
     def on_unmount(self) -> None:
         # The watcher waits on a thread that only the stop event ends promptly.
         self._follow_stop.set()

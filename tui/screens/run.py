@@ -409,9 +409,7 @@ class RunScreen(LiveControlScreen):
     def action_back(self) -> None:
         """Back to the run list."""
         if self.from_list:
-            self.workers.cancel_group(self, "fold")
-            self.workers.cancel_group(self, "reader")
-            self._follow_stop.set()
+            self.stop_feeding()
             self.dismiss(None)
 
     async def request_quit(self) -> None:
