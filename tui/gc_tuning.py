@@ -10,6 +10,7 @@ widgets) out of the collector's walks, keeps that off the keys.
 from __future__ import annotations
 
 import gc
+import threading
 
 FRAME_THRESHOLDS = (20_000, 50, 100)  # youngest generation: 20k allocations, not 700
 
@@ -19,6 +20,7 @@ class FrameFriendlyGC:
 
     def __init__(self) -> None:
         self._saved: tuple[int, int, int] | None = None
+        self._thread: int | None = None  # the UI thread, which started it
 
     def __enter__(self) -> FrameFriendlyGC:
         self.start()
@@ -31,13 +33,22 @@ class FrameFriendlyGC:
         """Use the frame-friendly thresholds (nested starts keep the first saved ones)."""
         if self._saved is None:
             self._saved = gc.get_threshold()
+            self._thread = threading.get_ident()
             gc.set_threshold(*FRAME_THRESHOLDS)
 
     def stop(self) -> None:
-        """Put the thresholds back as they were before start."""
+        """Put the thresholds back as they were before start, and give what was spared back to the
+        collector (a closed screen's objects are garbage now, and may hold cycles)."""
         if self._saved is not None:
             gc.set_threshold(*self._saved)
             self._saved = None
+            gc.unfreeze()
+
+    def spare_long_lived(self) -> None:
+        """:func:`spare_long_lived`, on the UI thread only: a worker thread's call would freeze
+        whatever the UI thread holds at that moment, half-built frames and all."""
+        if self._saved is not None and threading.get_ident() == self._thread:
+            spare_long_lived()
 
 
 def spare_long_lived() -> None:

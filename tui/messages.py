@@ -55,10 +55,13 @@ class RunCrashed(Message):
 
 @dataclass
 class SearchResults(Message):
-    """Matches of a search over exchanges and tool results, as (step position, event index) pairs."""
+    """Matches of a search over every event, as (step position, event index) pairs."""
 
     query: str
     matches: list[tuple[int, int]]
+    # While a replay is still folding, only the events folded so far are searched: it says so.
+    searched: int = 0
+    total: int = 0
 
 
 @dataclass

@@ -1,72 +1,118 @@
-"""Search across exchanges and tool results, and export of one request: plain functions over a store."""
+"""Search across every event of a run, and export of one request: plain functions over a store."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from qitos.trace.events import RunEvent
 from qitos.trace.fields import as_text
-from qitos.trace.payloads import Message, payload_of, request_id
+from qitos.trace.payloads import payload_of, request_id
 from tui.store import RunStore
 
+# Printable ASCII that JSON writers leave as it is (not a quote, a backslash or a slash).
+_PLAIN_ASCII = re.compile(r"[ !#-.0-\[\]-~]+")
 NAME_LIMIT = 120  # characters of an export's file name before its digest: well under NAME_MAX (255)
-
-_SEARCHED_KEYS = (
-    "messages",
-    "text",
-    "raw_output",
-    "prepared",
-    "result",
-    "error",
-    "action_results",
-    "tool_calls",
-)
 
 
 def event_text(event: RunEvent) -> str:
-    """The searchable text of an exchange event: messages, answers, tool calls and results."""
-    p = payload_of(event)
-    parts: list[str] = []
-    for key in _SEARCHED_KEYS:
-        value = p.get(key)
-        if value is None:
-            continue
-        if key == "messages" and isinstance(value, list):
-            parts.extend(as_text(Message.read(m).content) for m in value if isinstance(m, dict))
-        else:
-            parts.append(as_text(value))
+    """The searchable text of any event: every string and number in its payload, and its error."""
+    parts: list[str] = [event.error] if isinstance(event.error, str) else []
+    stack: list[Any] = [payload_of(event)]
+    while stack:  # the payload's nesting is bounded by the reader (MAX_DEPTH): no recursion
+        node = stack.pop()
+        if isinstance(node, str):
+            parts.append(node)
+        elif isinstance(node, dict):
+            stack.extend(reversed(node.values()))
+        elif isinstance(node, list | tuple):
+            stack.extend(reversed(node))
+        elif node is not None and not isinstance(node, bool):
+            parts.append(as_text(node))
     return "\n".join(parts)
 
 
+@dataclass(frozen=True)
+class SearchResult:
+    """Where a search found its text, and how much of the run it looked at."""
+
+    matches: list[tuple[int, int]]  # (step position, event index), one per step, in step order
+    searched: int  # events looked at: those folded when the search began
+    total: int  # events in the run (more than ``searched`` while a replay is still folding)
+
+    @property
+    def partial(self) -> bool:
+        """Whether only the part folded so far was searched."""
+        return self.searched < self.total
+
+
 def search(
-    store: RunStore, query: str, *, cancelled: Callable[[], bool] = lambda: False
+    store: RunStore,
+    query: str,
+    *,
+    kinds: Collection[str] | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> list[tuple[int, int]]:
-    """Steps (position, event index) whose exchanges or tool results contain ``query`` (case-insensitive)."""
+    """Steps (position, event index) with an event whose text contains ``query`` (case-insensitive)."""
+    return search_run(store, query, kinds=kinds, cancelled=cancelled).matches
+
+
+def search_run(
+    store: RunStore,
+    query: str,
+    *,
+    kinds: Collection[str] | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> SearchResult:
+    """Search every folded event (of ``kinds`` only, when given) for ``query``, case-insensitive.
+
+    A trace is searched in its raw bytes first, a block at a time, and only the lines found there
+    are parsed and checked; an in-memory (live) run's events are checked one by one."""
     needle = query.casefold()
+    searched = store.event_count  # a stable bound while the UI thread keeps folding
+    source = store.source
+    total = max(searched, len(source))
     if not needle:
-        return []
+        return SearchResult([], searched, total)
+    finder = getattr(source, "lines_containing", None)
+    candidates = (
+        finder(_raw_patterns(query), 0, searched, cancelled) if finder is not None else range(searched)
+    )
     matches: list[tuple[int, int]] = []
-    count = len(store.exchanges)  # a stable bound while the UI thread keeps folding
-    last_pos = -1
-    for n in range(count):
+    seen: set[int] = set()
+    for index in candidates:
         if cancelled():
             break
-        ex = store.exchanges[n]
-        pos = store.step_pos.get(ex.step, 0)
-        if pos == last_pos:
+        event = _read(store, index)
+        if kinds is not None and event.phase not in kinds:
             continue
-        indices = [*(i for i in (ex.request, ex.response) if i is not None), *ex.tool_results]
-        for index in indices:
-            if needle in event_text(_read(store, index)).casefold():
-                matches.append((pos, index))
-                last_pos = pos
-                break
-    return matches
+        pos = store.step_pos.get(event.step_id)
+        if pos is None or pos in seen:
+            continue
+        if needle in event_text(event).casefold():
+            seen.add(pos)
+            matches.append((pos, index))
+    matches.sort()
+    return SearchResult(matches, searched, total)
+
+
+def _raw_patterns(query: str) -> set[bytes]:
+    """What a trace line holding ``query`` must hold (lower-cased as the reader lowers lines): its
+    longest stretch of plain ASCII, spelled alike by every JSON writer and in any letter case; or,
+    for text with none, its UTF-8 and ``\\u`` spellings in the usual letter cases."""
+    stretches = _PLAIN_ASCII.findall(query)
+    if stretches:
+        return {max(stretches, key=len).lower().encode("ascii")}
+    found: set[bytes] = set()
+    for text in {query, query.lower(), query.upper(), query.casefold()}:
+        found.add(text.encode("utf-8", "surrogatepass").lower())
+        found.add(json.dumps(text)[1:-1].encode("ascii").lower())
+    return found
 
 
 def _read(store: RunStore, index: int) -> RunEvent:

@@ -9,9 +9,9 @@ keeps a 1 GB trace foldable in bounded memory and makes selecting a step cheap.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from qitos.trace.events import (
     KNOWN_KINDS,
@@ -71,6 +71,24 @@ _TOOLSET_KINDS = frozenset(
     }
 )
 _NAMES: dict[tuple[str, ...], tuple[str, ...]] = {}  # shared category-name tuples (memory)
+# Figures and texts that recur from step to step (a budget's capacity and fixed categories, the
+# same action again) are kept once: a 1 GB trace has a hundred thousand steps, and each int above
+# 256 or string the fold keeps would otherwise be an object of its own (32 to 80 bytes).
+_SHARED: dict[object, object] = {}
+_T = TypeVar("_T")
+_SHARED_LIMIT = 4096  # what recurs is a few values; a bigger table only holds one-offs
+
+
+def _shared(value: _T) -> _T:
+    """``value``, or an equal one kept before (the table is bounded: rare values are not kept)."""
+    kept = _SHARED.get(value)
+    if kept is not None and type(kept) is type(value):  # 1 == True, but one is not the other
+        return kept  # type: ignore[return-value]
+    if len(_SHARED) < _SHARED_LIMIT:
+        _SHARED[value] = value
+    return value
+
+
 BUDGET_CATEGORIES = ("instructions", "tools", "context", "exchanges")
 ACTION_WIDTH = 60
 
@@ -292,7 +310,7 @@ class RunStore:
         # A retry is not a failure yet.
         if not ev.ok and not (phase == EventKind.ERROR and ErrorInfo.read(p).retrying is True):
             step.ok = False
-            step.error = short(ev.error or p.get("message") or phase, 80)
+            step.error = _shared(short(ev.error or p.get("message") or phase, 80))
         handler = _HANDLERS.get(phase)
         if handler is not None:
             handler(self, ev, p, step, i)
@@ -330,15 +348,15 @@ class RunStore:
         figures = request_budget(p)
         if figures is not None:
             names = tuple(name for name, _ in figures.used)
-            units = tuple(units for _, units in figures.used)
+            units = tuple(_shared(units) for _, units in figures.used)
             step.budget = Budget(
-                max_units=figures.max_units,
+                max_units=_shared(figures.max_units),
                 unit=_NAMES.setdefault((figures.unit,), (figures.unit,))[0],
                 names=_NAMES.setdefault(names, names),
-                units=units,
-                available_units=figures.available_units,
+                units=_shared(units),
+                available_units=_shared(figures.available_units),
             )
-            step.used_units = sum(units)
+            step.used_units = _shared(sum(units))
 
     def _on_response(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         rid = request_id(p) or f"req@{i}"
@@ -351,9 +369,9 @@ class RunStore:
         self.total_tokens += tokens
         calls = response_tool_calls(p)
         if calls:
-            step.action = short("; ".join(format_action(c) for c in calls))
+            step.action = _shared(short("; ".join(format_action(c) for c in calls)))
         elif p.get("text") and not step.action:
-            step.action = short("answer: " + as_text(p["text"]))
+            step.action = _shared(short("answer: " + as_text(p["text"])))
 
     def _last_exchange(self, step: StepSummary, i: int) -> Exchange:
         if step.exchanges:
@@ -366,7 +384,7 @@ class RunStore:
         call = ToolCall.read(p)
         self._by_call[str(call.call_id)] = ex.number - 1
         if not step.action:
-            step.action = format_action({"name": call.tool, "args": call.args})
+            step.action = _shared(format_action({"name": call.tool, "args": call.args}))
 
     def _on_tool_result(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         pos = self._by_call.pop(str(call_id(p)), None)  # answered: the id is not needed again
@@ -377,7 +395,7 @@ class RunStore:
             step.retries += max(0, (result.attempts or 1) - 1)  # attempts that failed before the last
             if not result.ok:
                 step.ok = False
-                step.error = short(f"{result.tool or 'tool'}: {result.error}", 80)
+                step.error = _shared(short(f"{result.tool or 'tool'}: {result.error}", 80))
 
     def _drop_decide_exchange(self, step: StepSummary) -> None:
         """Forget the DECIDE-stage exchange made just before the first model_request."""
@@ -406,9 +424,9 @@ class RunStore:
         elif stage == Stage.DECISION_READY:
             decision = Decision.read(p)
             if decision.actions:
-                step.action = short("; ".join(format_action(a) for a in decision.actions))
+                step.action = _shared(short("; ".join(format_action(a) for a in decision.actions)))
             elif decision.final_answer is not None:
-                step.action = short("final: " + decision.final_answer)
+                step.action = _shared(short("final: " + decision.final_answer))
 
     def _on_act(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         if stage_of(p) == Stage.ACTION_RESULTS and not self._native_requests:
@@ -417,7 +435,7 @@ class RunStore:
             for inv in action_results(p):
                 if inv.failed:
                     step.ok = False
-                    step.error = short(f"{inv.tool_name}: {inv.error}", 80)
+                    step.error = _shared(short(f"{inv.tool_name}: {inv.error}", 80))
 
     def _on_init(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         name = init_model_name(p)
@@ -475,7 +493,9 @@ class RunStore:
             step.retries += 1
             return
         step.ok = False
-        step.error = short(f"{info.category}: {info.message if info.message is not None else ev.error}", 80)
+        step.error = _shared(
+            short(f"{info.category}: {info.message if info.message is not None else ev.error}", 80)
+        )
         if info.category != "tool":  # a failed tool call is the agent's to handle; the run goes on
             self.failure, self.failure_step = p, step.step
 
@@ -533,7 +553,9 @@ class RunStore:
         return begin, self.exchanges[begin:end]
 
 
-_HANDLERS = {
+_Handler = Callable[[RunStore, RunEvent, dict[str, Any], StepSummary, int], None]
+# Keyed by kind; looked up with a trace's phase string (an EventKind is that string).
+_HANDLERS: dict[str, _Handler] = {
     EventKind.MODEL_REQUEST: RunStore._on_request,
     EventKind.MODEL_RESPONSE: RunStore._on_response,
     EventKind.TOOL_CALL: RunStore._on_tool_call,

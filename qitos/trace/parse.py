@@ -24,6 +24,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from qitos.trace.events import MALFORMED_PHASE, RunEvent
 
 MAX_DEPTH = 64  # levels of nested lists/objects in one line; real payloads use fewer than ten
@@ -31,6 +33,16 @@ TEXT_PREFIX = 300  # characters of a damaged line kept in its raw event
 _STEP_GUESS = re.compile(rb'"step_id"\s*:\s*"?(-?\d{1,18})(?!\d)')
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+# For the fast path's checks, one pass maps every bracket that opens a level to "{" and every
+# digit to "0", and drops letters (most of a line's bytes): then nesting is bounded by one count,
+# and long integers found by one search, in what is left. (Dropping letters can join two runs of
+# digits into one long run: that only sends a line the total parser's way.)
+_FAST_MAP = bytes.maketrans(b"[0123456789", b"{0000000000")
+_FAST_DROP = bytes(range(ord("A"), ord("Z") + 1)) + bytes(range(ord("a"), ord("z") + 1))
+# orjson reads an integer beyond 64 bits as a float where ``json`` keeps it exact (a step id of
+# 400 digits must read as unusable, not as 1e399): lines with 19 or more digits in a row go the
+# ``json`` way.
+_LONG_DIGITS = b"0" * 19
 
 
 def guess_step(raw: bytes) -> int:
@@ -70,6 +82,32 @@ def _check(value: Any, fix_surrogates: bool) -> tuple[Any, str | None]:
 
 def parse_json(raw: bytes | str) -> tuple[Any, str | None]:
     """Any JSON value from ``raw``, or (None, the reason it is refused); never raises."""
+    if type(raw) is bytes:
+        data = _parse_fast(raw)
+        if data is not None:
+            return data, None
+    return _parse_total(raw)
+
+
+def _parse_fast(raw: bytes) -> dict[str, Any] | None:
+    """The usual line, a JSON object of UTF-8 without anything unusual, read by orjson (about three
+    times as fast as ``json``), or None: then the total parser reads it and says what is wrong.
+
+    orjson refuses what ``json`` refuses and more (lone surrogates, NaN, a byte order mark, numbers
+    out of range), and reads every other object exactly as ``json`` does, except that it allows
+    deeper nesting and rounds integers beyond 64 bits: both are checked for before trusting it."""
+    mapped = raw.translate(_FAST_MAP, _FAST_DROP)
+    if mapped.count(b"{") > MAX_DEPTH or _LONG_DIGITS in mapped:
+        return None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    return data if type(data) is dict else None
+
+
+def _parse_total(raw: bytes | str) -> tuple[Any, str | None]:
+    """Any JSON value from ``raw`` by ``json``, depth-checked and with lone surrogates replaced."""
     try:
         data = json.loads(raw)
     except RecursionError:

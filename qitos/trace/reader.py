@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 import threading
 from array import array
+from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,9 @@ _OPEN, _CLOSE, _CR = ord("{"), ord("}"), ord("\r")
 # but the process never holds more than a chunk of the file (an mmap scan maps all 100 MB into RSS).
 _CHUNK = 4 << 20
 _TAIL_PEEK = 4096
+_BLOCK = 1 << 20  # bytes of consecutive lines a sequential read takes at once
+# A search lowers and scans each block: one that fits the CPU's cache goes a fifth faster.
+_SCAN_BLOCK = 256 << 10
 
 
 class TraceReader:
@@ -132,10 +136,54 @@ class TraceReader:
         """Events ``start`` up to ``stop`` (exclusive), parsed as the iterator advances."""
         count = len(self._starts)
         stop = count if stop is None else max(0, min(stop, count))
-        for index in range(max(0, start), stop):
-            cached = self._cache.get(index)
-            # Sequential reads bypass the cache: a full scan must not evict what the UI shows.
-            yield cached if cached is not None else self._parse(self._read_line(index), index)
+        index = max(0, start)
+        while index < stop:
+            # Sequential reads bypass the cache (a full scan must not evict what the UI shows) and
+            # read a block of lines at once: a system call per line costs as much as parsing it.
+            end, block, first = self._read_block(index, stop)
+            starts, ends, cache = self._starts, self._ends, self._cache
+            for at in range(index, end):
+                cached = cache.get(at)
+                if cached is not None:
+                    yield cached
+                else:
+                    yield self._parse(block[starts[at] - first : ends[at] - first], at)
+            index = end
+
+    def lines_containing(
+        self,
+        patterns: Iterable[bytes],
+        start: int = 0,
+        stop: int | None = None,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> Iterator[int]:
+        """Indices of the events from ``start`` to ``stop`` whose line, with ASCII letters in lower
+        case, holds one of ``patterns`` (lower-case bytes): a search's candidates, found in the raw
+        bytes a block at a time without parsing a line (the caller parses the few it finds)."""
+        wanted = [p for p in patterns if p]
+        count = len(self._starts)
+        stop = count if stop is None else max(0, min(stop, count))
+        index = max(0, start)
+        while index < stop and wanted and not cancelled():
+            end, block, first = self._read_block(index, stop, _SCAN_BLOCK)
+            lowered = block.lower()
+            starts, ends = self._starts, self._ends
+            # The next hit of each pattern at or after `pos`, found again only once passed.
+            nexts = [lowered.find(p) for p in wanted]
+            pos = 0
+            while True:
+                for k, at in enumerate(nexts):
+                    if 0 <= at < pos:
+                        nexts[k] = lowered.find(wanted[k], pos)
+                found = [at for at in nexts if at >= 0]
+                if not found:
+                    break
+                offset = first + min(found)
+                line = bisect_right(starts, offset, index, end) - 1
+                if offset < ends[line]:  # not the newline after a line
+                    yield line
+                pos = ends[line] - first + 1  # one hit per line: go on with the next line
+            index = end
 
     def line_number(self, index: int) -> int:
         """The 1-based line of ``events.jsonl`` that holds event ``index``."""
@@ -365,6 +413,17 @@ class TraceReader:
             )
             self.notices.append(self._tail_notice)
 
+    def _read_block(self, index: int, stop: int, size: int = _BLOCK) -> tuple[int, bytes, int]:
+        """Lines ``index`` up to at most ``stop`` read at once (about _BLOCK bytes, at least one
+        line): the line after the last one read, the bytes, and the file offset they start at."""
+        if self._fd is None:
+            raise TraceError(f"trace reader for {self.run_dir} is closed")
+        starts, ends = self._starts, self._ends
+        first = starts[index]
+        # Lines end in increasing order: the last that ends within `size` bytes is found by bisection.
+        end = max(index + 1, bisect_right(ends, first + size, index, stop))
+        return end, os.pread(self._fd, ends[end - 1] - first, first), first
+
     def _read_line(self, index: int) -> bytes:
         if self._fd is None:
             raise TraceError(f"trace reader for {self.run_dir} is closed")
@@ -372,6 +431,12 @@ class TraceReader:
         return os.pread(self._fd, self._ends[index] - start, start)
 
     def _parse(self, raw: bytes, index: int) -> RunEvent:
+        data, _ = parse_object(raw)
+        if data is not None:  # the usual line: its number is needed only to say what is wrong
+            event = RunEvent.from_dict(data)
+            if not event.run_id:
+                event.run_id = self.run_id
+            return event
         line = self.line_number(index)
         event, reason = event_from_line(raw, line, self.run_id)
         if reason is not None and line not in self._noticed_lines:

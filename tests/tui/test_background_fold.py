@@ -21,6 +21,14 @@ def big_run(tmp_path: Path) -> Path:
     return run_dir
 
 
+@pytest.fixture
+def bigger_run(tmp_path: Path) -> Path:
+    """~5,000 steps: a fold that takes long enough (even read by orjson) for keys to come in it."""
+    run_dir = tmp_path / "bigger_run"
+    write_trace(run_dir, synthetic_events(5000, run_id="bigger_run", pause_at=None))
+    return run_dir
+
+
 async def test_keys_during_the_fold_move_the_selection_and_the_fold_completes(big_run: Path) -> None:
     app = make_app(replay=big_run)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -45,15 +53,13 @@ async def test_keys_during_the_fold_move_the_selection_and_the_fold_completes(bi
 
 
 async def test_the_fold_rests_while_keys_keep_coming_and_goes_on_when_they_pause(
-    big_run: Path, monkeypatch: pytest.MonkeyPatch
+    bigger_run: Path,
 ) -> None:
-    import tui.screens.feeding as feeding
-
-    monkeypatch.setattr(feeding, "FOLD_QUIET_SECONDS", 1.0)  # a wide margin for a busy machine
-    app = make_app(replay=big_run)
+    app = make_app(replay=bigger_run)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen
         assert isinstance(screen, RunScreen)
+        screen.pacer.fold_quiet = 1.0  # a wide margin for a busy machine
         for _ in range(200):  # wait until the background fold is under way
             if screen.reader is not None and 0 < screen.store.event_count < len(screen.reader):
                 break

@@ -27,3 +27,18 @@ async def test_the_run_screen_tunes_the_collector_only_while_it_is_up(synthetic_
         await pilot.pause()
         assert gc.get_threshold() == FRAME_THRESHOLDS
     assert gc.get_threshold() == before
+
+
+def test_only_the_ui_thread_spares_objects_and_stopping_gives_them_back() -> None:
+    import threading
+
+    gc.unfreeze()
+    tuning = FrameFriendlyGC()
+    with tuning:
+        worker = threading.Thread(target=tuning.spare_long_lived)
+        worker.start()
+        worker.join()
+        assert gc.get_freeze_count() == 0  # a worker thread's call freezes nothing
+        tuning.spare_long_lived()
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0  # the screen went: its objects are the collector's again

@@ -25,6 +25,7 @@ from textual.strip import Strip
 
 from tui.store import RunStore, StepSummary
 from tui.text import inert
+from tui.widgets.render_pass import PassValue
 from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling, thumb_rows
 from tui.widgets.scrolling import set_virtual_size
 
@@ -106,7 +107,8 @@ class Pane(GutterScrolling, can_focus=True, inherit_bindings=False):
         self._style = Style()
         self._line_cache: dict[tuple[Hashable, int], list[Strip]] = {}
         self._cache_style: Style | None = None  # the base style the cached lines were drawn over
-        self._pass_lines: tuple[int, int] | None = None  # first line shown and width, per render_lines
+        # The first line shown and the width, worked out once per render_lines.
+        self._pass_lines = PassValue(lambda: (self.first_shown_line(), self.content_width))
 
     def on_mount(self) -> None:
         self.show()
@@ -295,11 +297,8 @@ class Pane(GutterScrolling, can_focus=True, inherit_bindings=False):
     def render_lines(self, crop: Region) -> list[Strip]:
         self._ensure_rendered()
         # What every line of one pass shares, looked up once (a far jump draws every line).
-        self._pass_lines = (self.first_shown_line(), self.content_width)
-        try:
+        with self._pass_lines.during():
             return super().render_lines(crop)
-        finally:
-            self._pass_lines = None
 
     def _ensure_rendered(self) -> None:
         if self._lines_width != self.content_width:
@@ -310,9 +309,9 @@ class Pane(GutterScrolling, can_focus=True, inherit_bindings=False):
             self.call_later(self.after_show)
 
     def render_line(self, y: int) -> Strip:
-        if self._pass_lines is None:
+        if not self._pass_lines.in_pass:
             self._ensure_rendered()
-        first, width = self._pass_lines or (self.first_shown_line(), self.content_width)
+        first, width = self._pass_lines.get()
         line = self.line_at(y + first, width)
         return Strip([*line, Segment(" ", self._style), self.gutter_cell(y)], width + GUTTER_COLUMNS)
 

@@ -1,17 +1,16 @@
 """FeedingScreen: a run screen's fold, fed from a trace or a live run, shown in paced batches.
 
 Events are folded and shown in batches: a flush drains the feed, folds what it holds and pushes the
-new state down (``selected``, ``revision``). The time between flushes grows with what a flush
-costs, so the UI takes a small share of the process while an Engine in the same process streams
-events; an event after a quiet spell (a slow model call) is shown at once. A replay paints from the
-head of its trace, then indexes and folds the rest in the background, and follows the trace while
-another process writes it. Navigation keys come first throughout: see ``key_pressed``.
+new state down (``selected``, ``revision``). When to fold and when to flush is the
+:class:`~tui.pacing.FoldPacer`'s to decide. Two words kept apart: *tail* is keeping the newest
+step selected (as toolong says), *follow* is reading a trace that another process still writes.
+A replay paints from the head of its trace, then indexes and folds the rest in the background, and
+follows the trace while another process writes it. Navigation keys come first throughout.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,8 +23,9 @@ from textual.worker import get_current_worker
 
 from tui.feed import EventFeed
 from tui.follow import follow_run
-from tui.gc_tuning import FrameFriendlyGC, spare_long_lived
+from tui.gc_tuning import FrameFriendlyGC
 from tui.messages import EventsAvailable, FoldFinished, FoldProgress, FollowUpdate, ReaderOpened
+from tui.pacing import FoldPacer
 from tui.store import RunStore
 
 if TYPE_CHECKING:
@@ -37,12 +37,6 @@ FOLD_SLICE = 500  # events folded per turn of the UI thread (a few ms), so keys 
 PROGRESS_SECONDS = 0.1  # the shortest time between two fold progress updates
 FOLD_BACKLOG = 6000  # parsed events allowed to wait for the UI thread (memory bound)
 FOLD_YIELD_EVERY = 64  # events read between two looks at whether a key waits (< 1 ms)
-KEY_WAIT_SECONDS = 0.25  # the longest the background fold waits for a key's frame to be drawn
-FOLD_QUIET_SECONDS = 0.1  # the background fold rests until keys have paused this long
-KEY_QUIET_SECONDS = 0.25  # after a navigation key, new events are shown no sooner than this
-FLUSH_SECONDS = 0.05  # the shortest time between two flushes of folded events to the screen
-FLUSH_MAX_SECONDS = 1.0
-FLUSH_COST_FACTOR = 20  # UI CPU per flush x this = the wait before the next one (UI share <= 5 %)
 
 
 class FeedingScreen(Screen[None]):
@@ -64,26 +58,28 @@ class FeedingScreen(Screen[None]):
         self.store = store
         self.replay = replay
         self.live = live
-        self.feed = EventFeed(lambda: self.post_message(EventsAvailable()))
+        self.feed = EventFeed(self._wake)
         self.reader: Any = None  # the TraceReader, once opened (replay)
         self.notices: list[str] = []
         self._notice_sizes = (0, 0)  # how many reader and fold notices _sync_notices has seen
         self._dirty = False
-        self._flush_delay = FLUSH_SECONDS
-        self._last_flush = 0.0
-        self._cpu_mark = 0.0
-        # Cleared by a navigation key until its frame is on screen; the background fold waits on it.
-        self._keys_answered = threading.Event()
-        self._keys_answered.set()
-        self._last_key = 0.0
+        self.pacer = FoldPacer()  # every timing decision: keys first, flushes spaced by their cost
         self._quiet_timer: Timer | None = None
-        self._follow = True  # the selection keeps to the newest step (live, or following a trace)
+        self._tail = True  # tail: the selection keeps to the newest step (live, or following a trace)
         # Replay: follow the trace as another process writes it even if it is not running now
         # (`replay --follow`; set by the app). A running run is followed anyway.
         self.follow_writes = False
         self.follow_result: str | None = None  # the status following ended with
         self._follow_stop = asyncio.Event()
         self._gc = FrameFriendlyGC()
+
+    def _wake(self) -> None:
+        """Tell the UI thread that events wait in the feed (from any thread)."""
+        self.post_message(EventsAvailable())
+
+    def _status_changed(self, status: str) -> None:
+        """The followed run's status changed (from the follow worker)."""
+        self.post_message(FollowUpdate(status))
 
     def start_feeding(self) -> None:
         """Begin folding: a replay paints its head now and folds the rest in the background."""
@@ -98,26 +94,21 @@ class FeedingScreen(Screen[None]):
 
     def key_pressed(self) -> None:
         """A navigation key changed the selection: its frame goes before any fold work."""
-        self._last_key = time.monotonic()
-        self._keys_answered.clear()
+        self.pacer.key_pressed()
         self.call_after_refresh(self._key_answered)
         if self._quiet_timer is None:
-            self._quiet_timer = self.set_timer(FOLD_QUIET_SECONDS, self._quiet_over)
+            self._quiet_timer = self.set_timer(self.pacer.fold_quiet, self._quiet_over)
 
     def _quiet_over(self) -> None:
         """No key for a moment, or keys still coming: fold on, or look again a little later."""
-        left = self._last_key + FOLD_QUIET_SECONDS - time.monotonic()
+        left = self.pacer.quiet_in()
         self._quiet_timer = self.set_timer(left, self._quiet_over) if left > 0 else None
         if left <= 0 and self.feed.pending:
             self.post_message(EventsAvailable())
 
-    def _keys_coming(self) -> bool:
-        """A key's frame is not drawn yet, or keys have not paused yet: fold work waits (any thread)."""
-        return not self._keys_answered.is_set() or time.monotonic() - self._last_key < FOLD_QUIET_SECONDS
-
     def _key_answered(self) -> None:
         """The key's frame is on screen (the fold goes on once keys pause: _quiet_over)."""
-        self._keys_answered.set()
+        self.pacer.key_answered()
         if self._quiet_timer is None and self.feed.pending:
             self.post_message(EventsAvailable())  # keys paused before this frame was out
 
@@ -127,17 +118,17 @@ class FeedingScreen(Screen[None]):
             # Replay folds as the reader delivers (bounds what waits in the feed), a slice at a
             # time so that keys get in between, and not at all while keys are coming; only
             # showing the new state is paced like a live run's.
-            if self._keys_coming():
+            if self.pacer.keys_coming():
                 return  # _quiet_over picks it up again
             if self._drain(FOLD_SLICE):
                 self._dirty = True
             if self.feed.pending:
                 self.post_message(EventsAvailable())
-        if time.perf_counter() - self._last_flush >= self._flush_delay:
+        if self.pacer.flush_due():
             self._flush()
 
     def _schedule_flush(self) -> None:
-        self.set_timer(self._flush_delay, self._flush_tick)
+        self.set_timer(self.pacer.flush_delay, self._flush_tick)
 
     def _flush_tick(self) -> None:
         self._flush()
@@ -148,29 +139,27 @@ class FeedingScreen(Screen[None]):
         for start, chunk in self.feed.drain(limit):
             self.store.apply(chunk, start)
             drained = True
+        if drained:
+            # The summaries live as long as the screen: out of the collector's young generation
+            # with them, or every collection walks them all again (ms each).
+            self._gc.spare_long_lived()
         return drained
 
     def _flush(self) -> None:
-        if time.monotonic() - self._last_key < KEY_QUIET_SECONDS:
+        if self.pacer.navigating():
             return  # someone is navigating: new events wait a moment rather than slow their keys
         # A replay's backlog can be thousands of events: the flush shows one slice more, the
         # rest is folded by _events_available between keys.
-        if self._drain(FOLD_SLICE if self.replay is not None else None) or self._dirty:
+        showed = self._drain(FOLD_SLICE if self.replay is not None else None) or self._dirty
+        if showed:
             self._flush_now()
-            # The UI thread's CPU time since the last flush covers the previous frame's rendering
-            # too; wait long enough that this costs at most 1/FLUSH_COST_FACTOR of the time.
-            spent = time.thread_time() - self._cpu_mark
-            self._flush_delay = min(FLUSH_MAX_SECONDS, max(FLUSH_SECONDS, spent * FLUSH_COST_FACTOR))
-        else:
-            self._flush_delay = FLUSH_SECONDS
-        self._cpu_mark = time.thread_time()
-        self._last_flush = time.perf_counter()
+        self.pacer.flushed(showed)
 
     def _flush_now(self) -> None:
         self._dirty = False
         self._sync_notices()
         last = max(0, len(self.store.steps) - 1)
-        if (self.live is not None or self.following) and self._follow:
+        if (self.live is not None or self.following) and self._tail:
             self.selected = last
         self.revision += 1
 
@@ -224,23 +213,15 @@ class FeedingScreen(Screen[None]):
         reported = 0.0
         for count, event in enumerate(self.reader.events(start), 1):
             chunk.append(event)
-            if count % FOLD_YIELD_EVERY == 0 and self._keys_coming():
+            if count % FOLD_YIELD_EVERY == 0 and self.pacer.keys_coming():
                 # Keys first: the fold would hold the GIL half the time and halve the screen's
-                # speed, so it waits until the key's frame is drawn (bounded: a key held down
-                # slows the fold, never stops it).
-                self._keys_answered.wait(KEY_WAIT_SECONDS)
-                # ... and while keys keep coming (a key held down, or pressed again and again),
-                # until they pause: the fold goes on between bursts of keys, not during them.
-                quiet_in = self._last_key + FOLD_QUIET_SECONDS - time.monotonic()
-                if quiet_in > 0:
-                    time.sleep(quiet_in)
+                # speed, so it waits until the key's frame is drawn, and while keys keep coming
+                # (a key held down), until they pause: it goes on between bursts of keys.
+                self.pacer.wait_for_keys()
             if len(chunk) >= FOLD_CHUNK:
                 if worker.is_cancelled:
                     return
                 self.feed.push(chunk, index)
-                # Parsed events live until folded and summaries for good: out of the collector's
-                # young generation with them, or every collection walks them all again (ms each).
-                spare_long_lived()
                 index += len(chunk)
                 chunk = []
                 if time.monotonic() - reported >= PROGRESS_SECONDS:
@@ -262,7 +243,7 @@ class FeedingScreen(Screen[None]):
         self.fold_progress = ""
         # The fold's summaries live as long as the screen: keep the cyclic GC from walking them
         # again and again (a full collection over a big trace's summaries stalls keys).
-        spare_long_lived()
+        self._gc.spare_long_lived()
         self._start_follow(message.total)
 
     # ---- following a trace that is still being written ----------------------------------------
@@ -283,7 +264,7 @@ class FeedingScreen(Screen[None]):
             self.reader,
             start,
             deliver=self.feed.push,  # the same feed and fold as the background fold's
-            on_status=lambda status: self.post_message(FollowUpdate(status)),
+            on_status=self._status_changed,
             stop_event=self._follow_stop,
         )
         self.post_message(FollowUpdate(end.status, done=True, problem=end.problem))
@@ -302,6 +283,12 @@ class FeedingScreen(Screen[None]):
             # (new events alone are shown at the feed's own pace).
             self._drain()
             self._flush_now()
+
+    def stop_feeding(self) -> None:
+        """Stop reading the trace: the background fold, the indexing and the follow end now."""
+        self.workers.cancel_group(self, "fold")
+        self.workers.cancel_group(self, "reader")
+        self._follow_stop.set()
 
     def on_unmount(self) -> None:
         # The watcher waits on a thread that only the stop event ends promptly.

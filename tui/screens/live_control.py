@@ -182,7 +182,7 @@ class LiveControlScreen(FeedingScreen):
 
     def _start_resume(self, note: str) -> None:
         self._engine_running = True
-        self._follow = True
+        self._tail = True
         self.note = note
         self.refresh_bindings()
         self.run_engine(resume=True)

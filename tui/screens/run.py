@@ -27,7 +27,7 @@ from tui.panes.skills import SkillsPane
 from tui.prefetch import Prefetcher
 from tui.screens.dialogs import ConfirmDialog, HelpScreen, PromptDialog
 from tui.screens.live_control import LiveControlScreen
-from tui.search import export_request, search
+from tui.search import export_request, search_run
 from tui.store import RunStore
 from tui.text import inert_str
 from tui.widgets.pane_tabs import PaneTabs
@@ -111,6 +111,7 @@ class RunScreen(LiveControlScreen):
         self.export_dir = export_dir or Path.cwd()
         self.from_list = from_list
         self.matches: list[tuple[int, int]] = []
+        self._search_scope = ""  # " (in the n of m events folded so far)" for a partial search
         self._goto: str | None = None  # the step id typed so far after `g`
         self._prefetch = Prefetcher()
         self._prefetch_timer: Timer | None = None
@@ -179,7 +180,7 @@ class RunScreen(LiveControlScreen):
         if n == 0:
             return
         self.selected = max(0, min(n - 1, pos))
-        self._follow = self.selected == n - 1
+        self._tail = self.selected == n - 1
         self._prefetch_soon()
 
     def _prefetch_soon(self) -> None:
@@ -262,7 +263,7 @@ class RunScreen(LiveControlScreen):
         self._select(pos)
 
     def action_search(self) -> None:
-        """Ask for text to find in exchanges and tool results."""
+        """Ask for text to find in the run's events."""
 
         def done(answer: str | None) -> None:
             if answer:
@@ -270,15 +271,14 @@ class RunScreen(LiveControlScreen):
                 self.note = f"searching for {answer!r}…"
                 self.run_search(answer)
 
-        self.app.push_screen(PromptDialog("Search exchanges and tool results", value=self.search_text), done)
+        self.app.push_screen(PromptDialog("Search every event", value=self.search_text), done)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="searching")
     def run_search(self, query: str) -> None:
         """Scan the exchanges for ``query`` off the UI thread."""
         worker = get_current_worker()
-        self.post_message(
-            SearchResults(query, search(self.store, query, cancelled=lambda: worker.is_cancelled))
-        )
+        found = search_run(self.store, query, cancelled=lambda: worker.is_cancelled)
+        self.post_message(SearchResults(query, found.matches, found.searched, found.total))
 
     @on(SearchResults)
     def _found(self, message: SearchResults) -> None:
@@ -286,8 +286,14 @@ class RunScreen(LiveControlScreen):
         steps = self.query_one(StepList)
         steps.matches = {pos for pos, _ in message.matches}
         steps.refresh()
+        # Searched while the fold goes on: the part folded so far, and the note says so.
+        self._search_scope = (
+            f" (in the {message.searched} of {message.total} events folded so far)"
+            if message.searched < message.total
+            else ""
+        )
         if not message.matches:
-            self.note = f"no match for {message.query!r}"
+            self.note = f"no match for {message.query!r}{self._search_scope}"
             return
         self.action_match(1, from_current=True)
 
@@ -310,6 +316,7 @@ class RunScreen(LiveControlScreen):
         n = len(positions)
         self.note = (
             f"{self.search_text!r} is in {n} {'step' if n == 1 else 'steps'}; this is {k} of {n} (n / N)"
+            f"{self._search_scope}"
         )
 
     def action_export(self) -> None:
@@ -402,9 +409,7 @@ class RunScreen(LiveControlScreen):
     def action_back(self) -> None:
         """Back to the run list."""
         if self.from_list:
-            self.workers.cancel_group(self, "fold")
-            self.workers.cancel_group(self, "reader")
-            self._follow_stop.set()
+            self.stop_feeding()
             self.dismiss(None)
 
     async def request_quit(self) -> None:

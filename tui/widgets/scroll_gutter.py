@@ -19,6 +19,8 @@ from textual.geometry import Region
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.widgets.render_pass import PassValue
+
 GUTTER_CSS = "scrollbar-size-vertical: 0; overflow-y: scroll;"  # scrolls, without Textual's bar
 
 
@@ -52,21 +54,17 @@ class GutterScrolling(ScrollView):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._gutter_styles: dict[str, tuple[Style, Style]] = {}  # by theme
         self._dragging = False
-        self._pass_thumb: range | None = None  # the thumb, worked out once per render_lines
-        self._pass_styles: tuple[Style, Style] | None = None  # and the gutter's styles
+        self._pass_thumb = PassValue(self.gutter_thumb)  # worked out once per render_lines
+        self._pass_styles = PassValue(self._track_and_bar)  # and the gutter's styles
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # Every line drawn in one pass has the same thumb: work it out once, not per line.
-        self._pass_thumb = self.gutter_thumb()
-        self._pass_styles = self._track_and_bar()
-        try:
+        with self._pass_thumb.during(), self._pass_styles.during():
             return super().render_lines(crop)
-        finally:
-            self._pass_thumb = self._pass_styles = None
 
     def drawn_thumb(self) -> range:
         """The thumb of the lines being drawn (see render_lines), or as it is now."""
-        return self.gutter_thumb() if self._pass_thumb is None else self._pass_thumb
+        return self._pass_thumb.get()
 
     def notify_style_update(self) -> None:
         self._gutter_styles.clear()  # the CSS or the theme changed
@@ -79,7 +77,7 @@ class GutterScrolling(ScrollView):
     def gutter_cell(self, y: int) -> Segment:
         """The gutter's cell on row ``y``: the thumb's colour on the thumb's rows, else the track's."""
         thumb = self.drawn_thumb()
-        track, bar = self._pass_styles or self._track_and_bar()
+        track, bar = self._pass_styles.get()
         return Segment(" ", bar if y in thumb else track)
 
     def _track_and_bar(self) -> tuple[Style, Style]:

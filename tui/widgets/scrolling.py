@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
-from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 
 
@@ -13,8 +12,8 @@ def set_virtual_size(view: ScrollView, size: Size) -> bool:
 
     Assigning ``virtual_size`` makes Textual lay out the whole screen again, which on a wide screen
     costs more than everything else a navigation key does. The layout is only needed when a
-    scrollbar appears or disappears (never with ``overflow-y: scroll``); otherwise the scrollbar
-    is told the new size directly.
+    scrollbar appears or disappears (never with ``overflow-y: scroll``) or a visible bar must be
+    drawn anew; a view with a scroll gutter (``GUTTER_CSS``) needs neither.
     """
     current = view.virtual_size
     if size == current:
@@ -32,20 +31,13 @@ def set_virtual_size(view: ScrollView, size: Size) -> bool:
         not view.is_mounted
         or size.width != current.width
         or vertical != view.show_vertical_scrollbar
+        # Every caller draws a scroll gutter of its own in place of Textual's bar (GUTTER_CSS);
+        # a view with a visible bar takes the full path, which also draws the bar anew.
+        or (vertical and styles.scrollbar_size_vertical)
         or horizontal != view.show_horizontal_scrollbar
     ):
         view.virtual_size = size
         return True
     view.set_reactive(Widget.virtual_size, size)
-    if vertical:
-        scrollbar = view.vertical_scrollbar
-        if max(current.height, size.height) < height:
-            # Everything fitted and still fits (with room to spare: a bar exactly as long as the
-            # content is drawn differently): the bar looks the same, so it is not drawn again;
-            # six panes' bars redrawn at every step cost more than the step's own lines.
-            scrollbar.set_reactive(ScrollBar.window_virtual_size, size.height)
-        else:
-            scrollbar.window_virtual_size = size.height
-            scrollbar.refresh()
     view.scroll_y = view.scroll_y  # validated again: content that shrank may move the end up
     return False

@@ -15,6 +15,7 @@ from textual.strip import Strip
 
 from tui.store import RunStore, StepSummary, format_action
 from tui.text import inert_line
+from tui.widgets.render_pass import PassValue
 from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling
 from tui.widgets.scrolling import set_virtual_size
 
@@ -71,7 +72,7 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
         self._rows_seen = 0
         self._digits = 0  # width of the step column
         self._row_styles: dict[tuple[bool, str], tuple[Style, Style, Style, Style]] = {}
-        self._pass: tuple[int, int, tuple[Style, Style, Style, Style]] | None = None
+        self._pass = PassValue(self._row_context)
 
     def _sync_size(self) -> None:
         # A growing run changes the row count at every flush: without a layout of the screen,
@@ -152,11 +153,8 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # What every row of one pass shares, looked up once (a far jump draws every row).
-        self._pass = self._row_context()
-        try:
+        with self._pass.during():
             return super().render_lines(crop)
-        finally:
-            self._pass = None
 
     def _row_context(self) -> tuple[int, int, tuple[Style, Style, Style, Style]]:
         """The first row shown, the row width (the last column is the scroll gutter), the styles."""
@@ -180,7 +178,7 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
         return "✓", s.action
 
     def render_line(self, y: int) -> Strip:
-        top, width, (base, error, match, cursor) = self._pass or self._row_context()
+        top, width, (base, error, match, cursor) = self._pass.get()
         row = y + top
         steps = self.store.steps
         gutter = self.gutter_cell(y)

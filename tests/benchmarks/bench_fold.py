@@ -1,0 +1,218 @@
+"""The fold's four figures (issue 14), each beside its peer and floor measured in the same run.
+
+Run: ``python tests/benchmarks/bench_fold.py [--runs N] [--work DIR]`` (``--work`` keeps the
+generated ~100 MB and ~1 GB traces for the next run; generating the 1 GB one takes minutes).
+
+1. First screen of a 100k-event trace under tmux, beside a Textual app that shows one line
+   (aim: at most 1.2x it).
+2. The full background fold of a 1M-event trace in the app under tmux, from launch until every
+   step is in the list (the header's range of step ids reaches the last one and it no longer says "folding"), beside a plain
+   ``json.loads`` of every line of the same file (aim: at most 0.5x it) and, as the floor,
+   reading the file's lines.
+3. Search for the text of the trace's last event over the whole trace once folded (aim < 1 s),
+   and over the part folded so far while the fold runs.
+4. The app's peak RSS (VmHWM) after the full fold (aim: at most 200 MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script from the repo root or anywhere
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_tui import (  # noqa: E402
+    PAD_1GB,
+    PAD_100MB,
+    STEPS_1GB,
+    STEPS_100MB,
+    TRIVIAL_APP,
+    Pane,
+    TmuxServer,
+    compile_bytecode,
+    first_paint,
+    ours,
+    peak_rss_mb,
+    trace,
+)
+
+MARK_OURS = "  step 0 ("  # the header's selected step and the range of ids, in the first frame
+
+PLAIN_PARSE = """
+import json, sys, time
+t0 = time.perf_counter()
+n = 0
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        if line.strip():
+            json.loads(line)
+            n += 1
+print(json.dumps({"s": time.perf_counter() - t0, "lines": n}))
+"""
+
+READ_LINES = """
+import json, sys, time
+t0 = time.perf_counter()
+n = 0
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        n += 1
+print(json.dumps({"s": time.perf_counter() - t0, "lines": n}))
+"""
+
+SEARCH = """
+import json, sys, time
+from qitos.trace.reader import TraceReader
+from tui.store import RunStore
+from tui.search import search
+
+reader = TraceReader(sys.argv[1])
+needle = sys.argv[2]
+store = RunStore(reader, run_id=reader.run_id)
+half = len(reader) // 2
+store.apply(reader.events(0, half), 0)
+t0 = time.perf_counter()
+partial = search(store, needle)
+t1 = time.perf_counter()
+store.apply(reader.events(half), half)
+t2 = time.perf_counter()
+whole = search(store, needle)
+t3 = time.perf_counter()
+print(json.dumps({"partial_s": t1 - t0, "partial_found": len(partial), "whole_s": t3 - t2,
+                  "whole_found": len(whole), "last_step_pos": len(store.steps) - 1,
+                  "found_last": any(pos == len(store.steps) - 1 for pos, _ in whole)}))
+"""
+
+
+def child(code: str, *args: str) -> dict[str, float]:
+    """Run ``code`` in a fresh interpreter; the figures it prints."""
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_first_screen(run_dir: Path, runs: int) -> None:
+    """Figure 1: our first screen beside a one-line Textual app, interleaved, medians."""
+    trivial = run_dir.parent / "trivial_textual_app.py"
+    trivial.write_text(TRIVIAL_APP, encoding="utf-8")
+    first_paint(ours(run_dir), MARK_OURS)  # warm the page cache
+    first_paint([sys.executable, str(trivial)], "step 1 of 1")
+    mine, least = [], []
+    for _ in range(runs):
+        mine.append(first_paint(ours(run_dir), MARK_OURS))
+        least.append(first_paint([sys.executable, str(trivial)], "step 1 of 1"))
+    m, t = statistics.median(mine), statistics.median(least)
+    print(
+        f"1. first screen, 100k events, median of {runs}: qitos-tui {m:.3f} s | a one-line Textual app"
+        f" {t:.3f} s | ratio {m / t:.2f} (aim <= 1.2)"
+    )
+
+
+def full_fold(run_dir: Path, last_step: int) -> tuple[float, float]:
+    """Seconds from launch until every step is in the list, and the peak RSS then (MB)."""
+    pane = Pane(ours(run_dir))
+    done = f"–{last_step})"  # the header's range of step ids reaches the last one
+    try:
+        pane.wait_for(MARK_OURS)
+        pid = pane.pid()
+        deadline = time.perf_counter() + 900
+        while True:
+            screen = pane.screen()
+            if done in screen and "folding" not in screen:
+                break
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"the fold did not finish in 15 minutes:\n{screen}")
+            time.sleep(0.02)
+        return time.perf_counter() - pane.start, peak_rss_mb(pid)
+    finally:
+        pane.close()
+
+
+def bench_full_fold(run_dir: Path, runs: int) -> None:
+    """Figures 2 and 4: the app's full fold beside json.loads of every line, alternating; peak RSS."""
+    events = str(run_dir / "events.jsonl")
+    with (run_dir / "manifest.json").open() as f:
+        steps = json.load(f)["summary"]["steps"]
+    child(READ_LINES, events)  # warm the page cache
+    folds, rss, plain, floor = [], [], [], []
+    for _ in range(runs):
+        seconds, peak = full_fold(run_dir, steps - 1)
+        folds.append(seconds)
+        rss.append(peak)
+        plain.append(child(PLAIN_PARSE, events)["s"])
+        floor.append(child(READ_LINES, events)["s"])
+    f, p = statistics.median(folds), statistics.median(plain)
+    print(
+        f"2. full background fold, {steps} steps, median of {runs}: qitos-tui {f:.2f} s"
+        f" (min {min(folds):.2f}) | json.loads of every line {p:.2f} s | reading the lines"
+        f" {statistics.median(floor):.2f} s | ratio {f / p:.2f} (aim <= 0.5)"
+    )
+    print(f"4. peak RSS after the full fold, median of {runs}: {statistics.median(rss):.0f} MB (aim <= 200)")
+
+
+def bench_search(run_dir: Path, runs: int) -> None:
+    """Figure 3: search for the last event's text, over half the trace folded and over all of it."""
+    needle = last_event_text(run_dir)
+    samples = [child(SEARCH, str(run_dir), needle) for _ in range(runs)]
+    whole = statistics.median(s["whole_s"] for s in samples)
+    part = statistics.median(s["partial_s"] for s in samples)
+    found = all(s["found_last"] for s in samples)
+    print(
+        f"3. search {needle!r}, median of {runs}: whole trace {whole:.3f} s"
+        f" ({'found in the last step' if found else 'NOT found in the last step'}; aim < 1 s)"
+        f" | while half is folded {part:.3f} s ({samples[0]['partial_found']} matches)"
+    )
+
+
+def last_event_text(run_dir: Path) -> str:
+    """A piece of text that only the trace's last event holds (none of the 64 KB before it)."""
+    with (run_dir / "events.jsonl").open("rb") as f:
+        f.seek(max(0, os.path.getsize(f.name) - 65536))
+        before, last_line = f.read().rstrip(b"\n").rsplit(b"\n", 1)
+    last = json.loads(last_line)
+    strings = [v for v in last.get("payload", {}).values() if isinstance(v, str) and len(v) > 3]
+    unique = [s for s in strings if s.encode() not in before]
+    return (unique or strings or [str(last.get("phase"))])[0]
+
+
+def main() -> int:
+    """Print the four figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure (median); default 5")
+    parser.add_argument("--work", help="folder for the generated traces (kept; default: a temp folder)")
+    parser.add_argument("--only", choices=("1", "2", "3"), help="only this figure (2 includes 4)")
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        print("tmux is not installed: figures 1, 2 and 4 need a real terminal")
+        return 0
+    work_ctx = tempfile.TemporaryDirectory(prefix="bench-fold-") if args.work is None else None
+    work = Path(work_ctx.name if work_ctx else args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("TERM", "xterm-256color")
+    compile_bytecode()
+    try:
+        with TmuxServer():
+            if args.only in (None, "1"):
+                bench_first_screen(trace(work, "trace100mb", STEPS_100MB, PAD_100MB), args.runs)
+            huge = trace(work, "trace1gb", STEPS_1GB, PAD_1GB) if args.only != "1" else None
+            if huge is not None and args.only in (None, "2"):
+                bench_full_fold(huge, max(3, args.runs // 2))
+            if huge is not None and args.only in (None, "3"):
+                bench_search(huge, max(3, args.runs // 2))
+    finally:
+        if work_ctx is not None:
+            work_ctx.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
