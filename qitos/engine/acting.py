@@ -146,7 +146,9 @@ class ActMixin:
         name = getattr(action, "name", type(action).__name__)
         args = getattr(action, "args", {})
         self._emit(run, EventKind.TOOL_CALL, {"call_id": call_id, "tool": name, "args": jsonable(args)})
-        if isinstance(action, Action):
+        if self.replay is not None and self.replay.replaying(run.step_count):
+            outcome = self.replay.tool_outcome(run.step_count, name)  # the recorded result: no side effect
+        elif isinstance(action, Action):
             outcome = run.executor.execute(action)
         else:
             from qitos.engine.tool_executor import ToolOutcome
@@ -207,10 +209,14 @@ class ActMixin:
             {"call_id": call_id, "tool": name, "args": jsonable(getattr(action, "args", {}))},
         )
         start = time.perf_counter()
-        try:
-            result, ok, error = self.env.step(action), True, None
-        except Exception as exc:  # noqa: BLE001 - env refusal is a step result
-            result, ok, error = None, False, f"env.step failed: {type(exc).__name__}: {exc}"
+        if self.replay is not None and self.replay.replaying(run.step_count):
+            recorded = self.replay.tool_outcome(run.step_count, name)  # no env side effect either
+            result, ok, error = recorded.result, recorded.ok, recorded.error
+        else:
+            try:
+                result, ok, error = self.env.step(action), True, None
+            except Exception as exc:  # noqa: BLE001 - env refusal is a step result
+                result, ok, error = None, False, f"env.step failed: {type(exc).__name__}: {exc}"
         latency = (time.perf_counter() - start) * 1000
         self._emit(run, EventKind.ACT, {"stage": "env_step", "env_result": jsonable(result)})
         payload = {"call_id": call_id, "tool": name, "ok": ok, "result": jsonable(result), "error": error}
