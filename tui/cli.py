@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tui.approve import install_approval
 from tui.otel_cli import (
     OtlpSetupError,
     add_export_parser,
@@ -138,6 +139,12 @@ def _common_run_args(p: argparse.ArgumentParser) -> None:
         help=f"where run traces are written (default {DEFAULT_TRACE_DIR})",
     )
     p.add_argument("--export-dir", help="where `e` writes exported requests (default: current folder)")
+    p.add_argument(
+        "--approve",
+        metavar="PATTERNS",
+        help="pause before any tool call whose name matches (comma-separated globs, or 'all') so you "
+        "can approve (a), deny (d) or change (c) it; needs the UI",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -197,6 +204,10 @@ def _command(argv: Sequence[str] | None) -> int:
 
 
 def _run_agent(args: argparse.Namespace, agent: object, task: object, *, step_delay: float) -> int:
+    if getattr(args, "approve", None) is not None:
+        problem = install_approval(agent, args.approve, headless=args.headless)
+        if problem is not None:
+            return _report_error(args, "Cannot use --approve", problem)
     try:
         otel = open_live(args, agent)
     except OtlpSetupError as exc:

@@ -31,6 +31,7 @@ from qitos.trace.parse import malformed_notice
 from qitos.trace.payloads import (
     Decision,
     ErrorInfo,
+    LifecycleDecision,
     LifecyclePause,
     RunEnd,
     Stop,
@@ -227,6 +228,7 @@ class RunStore:
         self.exchanges: list[Exchange] = []
         self.exchange_by_id: dict[str, int] = {}
         self.pause: PauseInfo | None = None
+        self.last_decision: str | None = None  # the latest ruling on a pause, as one plain line
         self.error_count = 0
         self.unknown_kinds: dict[str, int] = {}
         # Sentences for the status bar about what the fold kept raw (unknown or missing kinds).
@@ -452,6 +454,10 @@ class RunStore:
         self.pause = None
         self.status = STATUS_RUNNING
 
+    def _on_decision(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        step.pauses += (i,)
+        self.last_decision = f"step {step.step}: " + LifecycleDecision.read(p).summary()
+
     def _on_error(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         step.errors += (i,)
         self.error_count += 1
@@ -530,6 +536,7 @@ _HANDLERS = {
     EventKind.SKILL_DEPRECATE: RunStore._on_skill,
     EventKind.LIFECYCLE_PAUSE: RunStore._on_pause,
     EventKind.LIFECYCLE_RESUME: RunStore._on_resume,
+    EventKind.LIFECYCLE_DECISION: RunStore._on_decision,
     EventKind.ERROR: RunStore._on_error,
     EventKind.RUN_END: RunStore._on_run_end,
 }

@@ -111,6 +111,9 @@ class StatusBar(Static):
                 out.append_text(inert(f": {pause.reason}", "italic"))
             pending = "; ".join(format_action(a) for a in pause.pending_actions) or "none"
             out.append_text(inert(f"\n  pending: {pending} · r resumes · s runs one step"))
+        if self.store.last_decision:
+            # The latest ruling on a pause (who, verdict, arguments, reason): agent and model text, inert.
+            out.append_text(inert(("\n" if out else "") + f"⚖ {self.store.last_decision}", "italic"))
         for notice in self.notices[:3]:
             out.append_text(inert(("\n" if out else "") + f"⚠ {notice}", "yellow"))
         if len(self.notices) > 3:
