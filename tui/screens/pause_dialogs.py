@@ -35,6 +35,9 @@ class DenyDialog(ModalScreen[str | None]):
                 yield Static(self.pending, id="pending-full")
             yield Input(placeholder="why (the agent reads this)", id="deny-reason")
 
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()  # the pending text scrolls, but typing the reason comes first
+
     @on(Input.Submitted)
     def submit(self, event: Input.Submitted) -> None:
         """Deny with the reason typed (an empty reason is allowed: the denial still says who)."""
