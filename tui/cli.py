@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tui.approve import install_approval
+from tui.fork import add_fork_parser, fork_command
 from tui.otel_cli import (
     OtlpSetupError,
     add_export_parser,
@@ -104,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     skills.add_argument("--namespace", help="the namespace to show (default: the only one, else asked)")
     add_export_parser(sub)
+    add_fork_parser(sub)
     return parser
 
 
@@ -172,6 +174,8 @@ def _command(argv: Sequence[str] | None) -> int:
     os.environ.setdefault("TEXTUAL_FPS", FRAMES_PER_SECOND)  # read when Textual is imported, below
     if args.command == "export":
         return export_command(args)
+    if args.command == "fork":
+        return fork_command(args, _report_error, _run_app)
     if args.command == "memory":
         from tui.browsers import make_memory_app
 

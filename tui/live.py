@@ -106,8 +106,10 @@ class LiveRun:
         run_id: str | None = None,
         clock: Callable[[], str] | None = None,
         hooks: list[Any] | None = None,
+        configure: Callable[[Any, Any], None] | None = None,
     ) -> None:
         self.agent = agent
+        self.configure = configure  # called with (engine, writer) once built, e.g. to make a fork
         self.extra_hooks = list(hooks or [])  # more Engine hooks, e.g. the OTLP export
         self.task = task
         self.trace_dir = Path(trace_dir)
@@ -141,6 +143,8 @@ class LiveRun:
             hooks.append(_StepDelay(self.step_delay))
         try:
             self.engine = self.agent.build_engine(trace_writer=self.writer, hooks=hooks)
+            if self.configure is not None:
+                self.configure(self.engine, self.writer)
         except Exception as exc:
             self.writer.finalize(status="failed", summary={"error": f"{type(exc).__name__}: {exc}"})
             self.writer.close()

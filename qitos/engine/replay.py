@@ -33,6 +33,7 @@ from qitos.engine.runtime import LifecyclePolicy, RuntimeSnapshotContext
 from qitos.engine.serialize import jsonable
 from qitos.engine.tool_executor import ToolOutcome
 from qitos.models.base import ModelResponse, ToolCall, Usage
+from qitos.trace.errors import TraceError
 from qitos.trace.events import EventKind, Stage
 from qitos.trace.fields import as_dict, as_dicts, as_int, as_text
 from qitos.trace.reader import TraceReader
@@ -67,7 +68,7 @@ class Recording:
         """Read a run directory (totally: unreadable lines are skipped, as the reader reports them)."""
         try:
             reader = TraceReader(run_dir)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, TraceError) as exc:
             raise ReplayError(f"{run_dir} cannot be read as a run: {exc}") from exc
         steps: dict[int, RecordedStep] = {}
         task = ""
