@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tui.approve import install_approval
-from tui.fork import add_fork_parser, fork_command
+from tui.fork import DEMO, add_fork_parser, fork_agent_factory, fork_command
 from tui.otel_cli import (
     OtlpSetupError,
     add_export_parser,
@@ -80,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="follow the run while another process writes it: new events show as they are written, "
         "until the run finishes (a run still being written is followed anyway)",
+    )
+    replay.add_argument(
+        "--agent",
+        metavar="AGENT.py",
+        help="the agent `f` forks the run with, at the selected step (`demo` for the bundled demo)",
     )
     _store_args(replay)
 
@@ -188,7 +193,13 @@ def _command(argv: Sequence[str] | None) -> int:
         from tui.app import make_app
 
         return _run_app(
-            make_app(replay=args.path, export_dir=args.export_dir, follow=args.follow, **_store_options(args))
+            make_app(
+                replay=args.path,
+                export_dir=args.export_dir,
+                follow=args.follow,
+                fork_agent=fork_agent_factory(args.agent),
+                **_store_options(args),
+            )
         )
     if args.command == "demo":
         from qitos.demo import TASK, build_agent
@@ -197,17 +208,19 @@ def _command(argv: Sequence[str] | None) -> int:
             agent = build_agent(workspace=args.workspace, memory_dir=args.memory, skills_db=args.skills)
         except Exception as exc:  # a broken demo setup is reported, not dumped as a traceback
             return _report_error(args, "The demo agent could not be built", f"{type(exc).__name__}: {exc}")
-        return _run_agent(args, agent, TASK, step_delay=args.step_delay)
+        return _run_agent(args, agent, TASK, step_delay=args.step_delay, fork_with=DEMO)
     from tui.loader import AgentLoadError, load_agent_file
 
     try:
         loaded = load_agent_file(args.agent_file, args.task)
     except AgentLoadError as exc:
         return _report_error(args, f"Cannot load {args.agent_file}", str(exc))
-    return _run_agent(args, loaded.agent, loaded.task, step_delay=0.0)
+    return _run_agent(args, loaded.agent, loaded.task, step_delay=0.0, fork_with=args.agent_file)
 
 
-def _run_agent(args: argparse.Namespace, agent: object, task: object, *, step_delay: float) -> int:
+def _run_agent(
+    args: argparse.Namespace, agent: object, task: object, *, step_delay: float, fork_with: str
+) -> int:
     if getattr(args, "approve", None) is not None:
         problem = install_approval(agent, args.approve, headless=args.headless)
         if problem is not None:
@@ -226,7 +239,14 @@ def _run_agent(args: argparse.Namespace, agent: object, task: object, *, step_de
         from tui.live import LiveRun
 
         live = LiveRun(agent, task, trace_dir=args.trace_dir, step_delay=step_delay, hooks=hooks)
-        return _run_app(make_app(live=live, export_dir=args.export_dir, **_store_options(args, agent)))
+        return _run_app(
+            make_app(
+                live=live,
+                export_dir=args.export_dir,
+                fork_agent=fork_agent_factory(fork_with),
+                **_store_options(args, agent),
+            )
+        )
     finally:
         # After the app has given the terminal back: what was sent, and what was lost.
         close_live(otel)

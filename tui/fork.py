@@ -49,6 +49,13 @@ def load_fork_agent(agent_file: str, task: str) -> Any:
     return load_agent_file(agent_file, task).agent
 
 
+def fork_agent_factory(agent_file: str | None) -> Any:
+    """What `f` builds a fresh agent with (from the run's task), or None without an agent file."""
+    if agent_file is None:
+        return None
+    return lambda task: load_fork_agent(agent_file, task)
+
+
 class ForkSetup:
     """Configures a freshly built Engine as a fork of ``recording`` at ``at`` (LiveRun and headless)."""
 
@@ -97,4 +104,6 @@ def fork_command(args: argparse.Namespace, report_error: Any, run_app: Any) -> i
     from tui.live import LiveRun
 
     live = LiveRun(agent, recording.task, trace_dir=trace_dir, configure=setup)
-    return run_app(make_app(live=live, export_dir=args.export_dir))
+    return run_app(
+        make_app(live=live, export_dir=args.export_dir, fork_agent=fork_agent_factory(args.agent_file))
+    )

@@ -26,7 +26,7 @@ from tui.panes.memory import MemoryPane
 from tui.panes.skills import SkillsPane
 from tui.prefetch import Prefetcher
 from tui.screens.dialogs import ConfirmDialog, HelpScreen, PromptDialog
-from tui.screens.pause_actions import PauseActionsScreen
+from tui.screens.fork_action import ForkActionScreen
 from tui.search import export_request, search
 from tui.store import RunStore
 from tui.text import inert_str
@@ -52,7 +52,7 @@ WIDE = (160, 45)  # from this size on, every pane is on screen at once
 PREFETCH_AFTER_SECONDS = 0.02
 
 
-class RunScreen(PauseActionsScreen):
+class RunScreen(ForkActionScreen):
     """One run: navigate its steps, read each pane at the selected step, pause and resume it live."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

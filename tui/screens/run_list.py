@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label
 
+from tui.run_tree import run_label, with_forks
 from tui.text import inert
 
 
@@ -34,11 +35,11 @@ class RunListScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("run", "status", "steps", "tokens", "stop reason", "model", "updated")
-        for run in self.runs:
+        for run, depth in with_forks(self.runs):  # forks right under their parent
             # Every cell comes from a manifest someone else may have written: a str cell would be
             # parsed as markup (an action link in a model name), so each is an inert Text.
             table.add_row(
-                inert(run.run_id),
+                inert(run_label(run, depth)),
                 inert(run.status),
                 inert(run.steps if run.steps is not None else "?"),
                 inert(run.tokens if run.tokens is not None else "?"),
