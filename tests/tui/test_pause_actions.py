@@ -17,7 +17,7 @@ from tui import screenshots
 from tui.app import make_app
 from tui.live import LiveRun
 from tui.pending import pending_text
-from tui.screens.pause_dialogs import ChangeDialog, DenyDialog
+from tui.screens.pause_dialogs import ChangeDialog, DenyDialog, PendingDialog
 from tui.screens.run import RunScreen
 from tui.widgets.run_header import StatusBar
 
@@ -137,6 +137,26 @@ async def test_c_refuses_an_invalid_change_and_nothing_changes(
         assert len(screen.store.source) == events_before and live.decision is None
     assert _events(tmp_path, EventKind.LIFECYCLE_DECISION) == []
     assert (tmp_path / "ws" / "calc.py").read_text() == BUGGY_SOURCE
+
+
+async def test_i_shows_the_pending_write_in_full_as_a_diff(
+    demo_live: Callable[..., LiveRun], tmp_path: Path
+) -> None:
+    app = make_app(live=demo_live())
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _paused(pilot)
+        await pilot.press("i")
+        dialog = app.screen
+        assert isinstance(dialog, PendingDialog)
+        shown = dialog.query_one("#pending-full", Static).render().plain
+        assert (
+            "diff against the workspace file" in shown
+            and "-    return a - b" in shown
+            and "+    return a + b" in shown
+        )
+        await pilot.press("a")  # approves from the dialog
+        await screenshots.settle(pilot)
+        assert screen.store.display_status == "finished"
 
 
 def test_pending_write_is_shown_as_a_diff_against_the_workspace_file(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from qitos.engine.approval import PauseDecision, decision_problem
 from tui.pending import args_document, parse_document, pending_text, workspace_roots
 from tui.screens.live_control import LiveControlScreen
-from tui.screens.pause_dialogs import ChangeDialog, DenyDialog
+from tui.screens.pause_dialogs import ChangeDialog, DenyDialog, PendingDialog
 
 DECIDED_BY = "person (qitos-tui)"
 
@@ -32,6 +32,7 @@ class PauseActionsScreen(LiveControlScreen):
         Binding("a", "approve", "Approve"),
         Binding("d", "deny", "Deny"),
         Binding("c", "change", "Change"),
+        Binding("i", "inspect_pending", "Pending"),
     ]
 
     # ---- what is pending ------------------------------------------------------------------------
@@ -59,11 +60,22 @@ class PauseActionsScreen(LiveControlScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """a/d/c only in a live run; active only while it is paused before acting."""
-        if action in ("approve", "deny", "change"):
+        if action in ("approve", "deny", "change", "inspect_pending"):
             if self.live is None:
                 return False
             return True if self._pending_snapshot() is not None else None
         return super().check_action(action, parameters)
+
+    def action_inspect_pending(self) -> None:
+        """Show the pending actions in full; a / d / c there act as they do here."""
+        if self._pending_snapshot() is None:
+            return
+
+        def chosen(what: str | None) -> None:
+            if what in ("approve", "deny", "change"):
+                getattr(self, f"action_{what}")()
+
+        self.app.push_screen(PendingDialog(self.pending_in_full()), chosen)
 
     # ---- the three decisions --------------------------------------------------------------------
     def action_approve(self) -> None:

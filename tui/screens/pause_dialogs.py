@@ -16,6 +16,34 @@ from textual.widgets import Input, Label, Static, TextArea
 from tui.text import inert
 
 
+class PendingDialog(ModalScreen[str | None]):
+    """The pending actions in full; a / d / c answer with that action, escape closes."""
+
+    DEFAULT_CSS = """
+    PendingDialog .pending-full { height: auto; max-height: 30; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "choose('approve')", "Approve"),
+        Binding("d", "choose('deny')", "Deny"),
+        Binding("c", "choose('change')", "Change"),
+        Binding("escape,i", "choose('')", "Close"),
+    ]
+
+    def __init__(self, pending: Text) -> None:
+        super().__init__()
+        self.pending = pending
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog pause-dialog"):
+            yield Label("Pending action(s) · a approves · d denies · c changes · escape closes")
+            with VerticalScroll(classes="pending-full"):
+                yield Static(self.pending, id="pending-full")
+
+    def action_choose(self, what: str) -> None:
+        """Close, answering with the chosen action (empty: none)."""
+        self.dismiss(what or None)
+
+
 class DenyDialog(ModalScreen[str | None]):
     """The pending actions in full and a line for the reason; enter denies, escape cancels."""
 
