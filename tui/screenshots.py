@@ -87,7 +87,9 @@ async def settle(pilot: Any, timeout: float = 30.0) -> None:
     from tui.screens.run import RunScreen
 
     deadline = time.monotonic() + timeout
-    while isinstance(pilot.app.screen, RunScreen) and pilot.app.screen.engine_running:
+    # The real condition: the run has answered (a check of "not running" alone passed before the
+    # screen had even started the Engine, and a snapshot caught the run half way: issue 12).
+    while isinstance(pilot.app.screen, RunScreen) and not pilot.app.screen.engine_answered:
         if time.monotonic() > deadline:
             raise RuntimeError(f"the run did not return within {timeout} s")
         await pilot.pause(0.02)

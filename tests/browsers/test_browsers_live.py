@@ -17,7 +17,7 @@ async def test_memory_browser_follows_another_process(memory_root: Path) -> None
     app = make_memory_app(memory_root)
     async with app.run_test(size=(100, 30)):
         browser = app.browser
-        await wait_until(lambda: browser.revision >= 1 and browser.live, what="first scan and watcher")
+        await wait_until(lambda: browser.loads >= 1 and browser.live, what="first load and watcher")
 
         def content(record_id: str) -> str | None:
             row = browser.view.record(record_id) if browser.view else None
@@ -68,7 +68,7 @@ async def test_recall_marks_follow_the_disk(memory_root: Path) -> None:
     }
     async with app.run_test(size=(100, 30)):
         browser = app.browser
-        await wait_until(lambda: browser.revision >= 1 and browser.live, what="first scan and watcher")
+        await wait_until(lambda: browser.loads >= 1 and browser.live, what="first load and watcher")
         browser.show_recall(3, [recall])
         assert browser.marks["rec-004"].status is RecallStatus.UNCHANGED
         run_writer("edit", memory_root, "rec-004", "Fixed add(); the linter still complains.")
@@ -97,7 +97,8 @@ async def test_skills_browser_follows_a_publishing_process(skills_db: Path) -> N
             == "4"
         )
         await wait_until(lambda: [v.version for v in browser.versions] == [4, 3, 2, 1], what="v4")
-        assert browser.skills[0]["latest_version"] == 4
+        # The catalogue and the selection's versions are read by separate workers: wait for both.
+        await wait_until(lambda: browser.skills[0]["latest_version"] == 4, what="v4 in the catalogue")
         assert browser.selected_version.version == 3  # type: ignore[union-attr]  # the cursor stays put
         run_writer("publish", skills_db, "demo", "bisect-regression", "# Bisect\n\ngit bisect run pytest\n")
         await wait_until(

@@ -82,6 +82,7 @@ async def test_run_list_shows_forks_under_their_parent(tmp_path: Path) -> None:
         (runs / run_id / "events.jsonl").write_text("")
     app = make_app(replay=runs)
     async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         assert isinstance(app.screen, RunListScreen)
         table = app.screen.query_one(DataTable)
