@@ -19,7 +19,8 @@ from tui.screens.pause_actions import PauseActionsScreen
 class ForkActionScreen(PauseActionsScreen):
     """A PauseActionsScreen that can fork its run at the selected step (``f``)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("f", "fork", "Fork here")]
+    # Listed by ? (help), not in the footer, which at 80 columns must keep q Quit.
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("f", "fork", "Fork at the selected step", show=False)]
 
     def _fork_source(self) -> Path | None:
         """The run directory a fork re-runs: the replayed one, or a finished live run's trace."""

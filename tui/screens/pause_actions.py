@@ -28,11 +28,12 @@ DECIDED_BY = "person (qitos-tui)"
 class PauseActionsScreen(LiveControlScreen):
     """A LiveControlScreen whose pause before acting can be approved, denied or changed."""
 
+    # Not in the footer (at 80 columns it must keep q Quit): the status bar names them while they apply.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "approve", "Approve"),
-        Binding("d", "deny", "Deny"),
-        Binding("c", "change", "Change"),
-        Binding("i", "inspect_pending", "Pending"),
+        Binding("a", "approve", "Approve", show=False),
+        Binding("d", "deny", "Deny", show=False),
+        Binding("c", "change", "Change", show=False),
+        Binding("i", "inspect_pending", "Pending", show=False),
     ]
 
     # ---- what is pending ------------------------------------------------------------------------
