@@ -493,6 +493,12 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
                 divergence = self.replay.check(run.step_count, decision)
                 if divergence is not None:
                     self._fatal(run, "DECIDE", divergence)
+                # A person's recorded ruling on this step (denied, changed) is ruled again.
+                recorded = self.replay.ruling(run.step_count, actions)
+                if recorded is not None:
+                    ruling, paused = recorded
+                    self._emit_decision(run, paused, ruling)
+                    decision, actions = self._apply_verdict(ruling, decision, actions, record)
             self._check_interrupts(run)
             run.pending = {
                 "observation": observation,

@@ -26,9 +26,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from qitos.core.errors import SystemExecutionError
+from qitos.engine.approval import CHANGED, DENIED, PauseDecision
 from qitos.engine.runtime import LifecyclePolicy, RuntimeSnapshotContext
 from qitos.engine.serialize import jsonable
 from qitos.engine.tool_executor import ToolOutcome
@@ -52,6 +54,7 @@ class RecordedStep:
     responses: list[ModelResponse] = field(default_factory=list)
     outcomes: list[tuple[str, ToolOutcome]] = field(default_factory=list)
     decisions: list[dict[str, Any]] = field(default_factory=list)
+    rulings: list[dict[str, Any]] = field(default_factory=list)  # lifecycle_decision payloads
 
 
 @dataclass
@@ -85,6 +88,8 @@ class Recording:
                 step.outcomes.append((as_text(p.get("tool")), _outcome(p)))
             elif kind == EventKind.DECIDE and p.get("stage") == Stage.DECISION_READY:
                 step.decisions.append(normal_decision(p.get("mode"), p.get("actions"), p.get("final_answer")))
+            elif kind == EventKind.LIFECYCLE_DECISION:
+                step.rulings.append(p)
             elif kind == EventKind.ACT and p.get("stage") == Stage.ACTION_RESULTS:
                 invocations.setdefault(step_id, []).extend(as_dicts(p.get("tool_invocations")))
         for step_id, found in invocations.items():
@@ -239,6 +244,35 @@ class Replay:
         if callable(fast_forward) and self.model_calls:
             fast_forward(self.model_calls)
 
+    def ruling(self, step: int, actions: list[Any]) -> tuple[Any, Any] | None:
+        """The recorded ruling on step ``step``'s actions while replaying it: (PauseDecision, the
+        pause it answered), so a denial or a change made then is made again; None when there was none."""
+        recorded = self.recording.steps.get(step)
+        if not self.replaying(step) or recorded is None:
+            return None
+        found = self._next(step, "ruling", recorded.rulings)
+        if found is None or found.get("verdict") not in (DENIED, CHANGED):
+            return None
+        changes: dict[int, dict[str, Any]] = {}
+        for index, changed in enumerate(as_dicts(found.get("changed_actions"))):
+            if index < len(actions) and as_dict(changed.get("args")) != _json(
+                getattr(actions[index], "args", {})
+            ):
+                changes[index] = dict(as_dict(changed.get("args")))
+        decision = PauseDecision(
+            verdict=as_text(found.get("verdict")),
+            reason=as_text(found.get("reason")),
+            changes=changes,
+            by=as_text(found.get("by")) or "person",
+        )
+        paused = SimpleNamespace(
+            policy_id=as_text(found.get("policy_id")),
+            step_id=step,
+            boundary="before_act",
+            pending_actions=actions,
+        )
+        return decision, paused
+
     def check(self, step: int, decision: Any) -> str | None:
         """The divergence message when the agent's decision at ``step`` is not the recorded one."""
         if not self.replaying(step):
@@ -283,7 +317,7 @@ def check_fork_step(recording: Recording, at: int) -> None:
     """Refuse a fork step the recording cannot reach (ReplayError with the reason)."""
     if not isinstance(at, int) or isinstance(at, bool) or at < 0:
         raise ReplayError(f"the fork step must be a step number >= 0, got {at!r}")
-    if at > recording.last_step + 1:
+    if at > recording.last_step:
         raise ReplayError(
             f"run {recording.run_id} has steps 0..{recording.last_step}: cannot fork at step {at}"
         )

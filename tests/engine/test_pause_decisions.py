@@ -142,3 +142,26 @@ def test_approval_policy_only_pauses_on_matching_tools() -> None:
         lifecycle=["approve"],
     )
     assert Engine(agent).run("t").status == "completed"
+
+
+def test_a_replay_rules_again_as_the_person_did(tmp_path: Path) -> None:
+    """A recorded denial and a recorded change are made again when the run is replayed or forked,
+    so the replay ends in the recorded state (the tool is never called while replaying)."""
+    from qitos.engine.replay import Recording, fork_engine, replay_against
+    from qitos.engine.serialize import state_dict
+
+    engine, paused, _ = _paused(tmp_path)
+    result = engine.resume(paused.snapshot, decision=PauseDecision.deny("not this one"))
+    result = engine.resume(result.snapshot, decision=PauseDecision.change(0, {"a": 40, "b": 2}))
+    assert result.status == "completed" and result.state.seen[1] == 42
+    report = replay_against(
+        tmp_path / "r", ScriptAgent([add_decision(1, 1), add_decision(2, 2), Decision.final("done")])
+    )
+    assert report.matches, report.divergence
+    agent = ScriptAgent([add_decision(1, 1), add_decision(2, 2), Decision.final("done")])
+    fork = Engine(agent)
+    fork_engine(fork, Recording.load(tmp_path / "r"), 2)
+    at_two = fork.run("t")
+    assert at_two.status == "paused" and at_two.state.seen == result.state.seen  # the final step adds none
+    assert state_dict(at_two.state)["current_step"] == 2
+    assert [d.verdict for d in _decisions(at_two)] == ["denied", "changed"]
