@@ -197,13 +197,31 @@ def test_demo_fork_rebuilds_the_recorded_state(tmp_path: Path) -> None:
     for at in (1, 4, recording.last_step):
         agent = demo(f"f{at}")
         model_calls_before = agent.llm.calls
+        tool_calls: list[str] = []
+        registry = agent.tool_registry
+        for name in registry.list_tools():  # every real tool call is counted
+            tool_obj = registry.get(name)
+            tool_obj.run = _counting(tool_obj.run, name, tool_calls)
         fork = agent.build_engine()
         fork_engine(fork, recording, at)
         paused = fork.run(TASK)
         assert paused.status == "paused" and paused.snapshot.policy_id == "qitos.fork", paused.stop_reason
-        assert agent.llm.calls == model_calls_before
+        assert agent.llm.calls == model_calls_before and tool_calls == []
         state, exchanges = capture.at[at]
         assert state_dict(paused.snapshot.state) == state
         assert fork.request_builder.exchange_log.exchanges == exchanges
         # No tool side effect: the fork's workspace still has the bug the recorded run fixed.
         assert (tmp_path / f"f{at}" / "ws" / "calc.py").read_text() == BUGGY_SOURCE
+        if at == 1:  # the counters do count: going live calls the model and the tools
+            done = fork.resume(paused.snapshot)
+            while done.status == "paused":
+                done = fork.resume(done.snapshot)
+            assert done.status == "completed" and tool_calls and agent.llm.calls > model_calls_before
+
+
+def _counting(run: Any, name: str, calls: list[str]) -> Any:
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(name)
+        return run(*args, **kwargs)
+
+    return counted
