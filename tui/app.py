@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -38,8 +39,10 @@ class QitosApp(LastResort, App[int]):
         export_dir: Path | None = None,
         follow: bool = False,
         panes: tuple[type[Pane], ...] | None = None,
+        fork_agent: Callable[[str], Any] | None = None,
     ) -> None:
         super().__init__()
+        self.fork_agent = fork_agent  # builds a fresh agent for `f` (fork here) from the run's task
         self.replay_path = replay
         self.live = live
         self.error = error
@@ -154,6 +157,7 @@ def make_app(
     global_dir: str | Path | None = None,
     skills_db: str | Path | None = None,
     namespace: str | None = None,
+    fork_agent: Callable[[str], Any] | None = None,
 ) -> QitosApp:
     """The one way to build the app: the CLI and the tests both call this.
 
@@ -174,4 +178,5 @@ def make_app(
         error=error,
         export_dir=Path(export_dir) if export_dir is not None else None,
         follow=follow,
+        fork_agent=fork_agent,
     )

@@ -8,6 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tui.approve import install_approval
+from tui.fork import DEMO, add_fork_parser, fork_agent_factory, fork_command
 from tui.otel_cli import (
     OtlpSetupError,
     add_export_parser,
@@ -81,6 +83,11 @@ def _parser() -> argparse.ArgumentParser:
         help="follow the run while another process writes it: new events show as they are written, "
         "until the run finishes (a run still being written is followed anyway)",
     )
+    replay.add_argument(
+        "--agent",
+        metavar="AGENT.py",
+        help="the agent `f` forks the run with, at the selected step (`demo` for the bundled demo)",
+    )
     _store_args(replay)
 
     memory = sub.add_parser(
@@ -105,6 +112,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     skills.add_argument("--namespace", help="the namespace to show (default: the only one, else asked)")
     add_export_parser(sub)
+    add_fork_parser(sub)
     return parser
 
 
@@ -140,6 +148,12 @@ def _common_run_args(p: argparse.ArgumentParser) -> None:
         help=f"where run traces are written (default {DEFAULT_TRACE_DIR})",
     )
     p.add_argument("--export-dir", help="where `e` writes exported requests (default: current folder)")
+    p.add_argument(
+        "--approve",
+        metavar="PATTERNS",
+        help="pause before any tool call whose name matches (comma-separated globs, or 'all') so you "
+        "can approve (a), deny (d) or change (c) it; needs the UI",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -167,6 +181,8 @@ def _command(argv: Sequence[str] | None) -> int:
     os.environ.setdefault("TEXTUAL_FPS", FRAMES_PER_SECOND)  # read when Textual is imported, below
     if args.command == "export":
         return export_command(args)
+    if args.command == "fork":
+        return fork_command(args, _report_error, _run_app)
     if args.command == "memory":
         from tui.browsers import make_memory_app
 
@@ -179,7 +195,13 @@ def _command(argv: Sequence[str] | None) -> int:
         from tui.app import make_app
 
         return _run_app(
-            make_app(replay=args.path, export_dir=args.export_dir, follow=args.follow, **_store_options(args))
+            make_app(
+                replay=args.path,
+                export_dir=args.export_dir,
+                follow=args.follow,
+                fork_agent=fork_agent_factory(args.agent),
+                **_store_options(args),
+            )
         )
     if args.command == "demo":
         from qitos.demo import TASK, build_agent
@@ -194,17 +216,23 @@ def _command(argv: Sequence[str] | None) -> int:
                 file=sys.stderr,
             )
         step_delay = DEMO_STEP_DELAY if args.step_delay is None else args.step_delay
-        return _run_agent(args, agent, TASK, step_delay=step_delay)
+        return _run_agent(args, agent, TASK, step_delay=step_delay, fork_with=DEMO)
     from tui.loader import AgentLoadError, load_agent_file
 
     try:
         loaded = load_agent_file(args.agent_file, args.task)
     except AgentLoadError as exc:
         return _report_error(args, f"Cannot load {args.agent_file}", exc.reason)  # names the file once
-    return _run_agent(args, loaded.agent, loaded.task, step_delay=0.0)
+    return _run_agent(args, loaded.agent, loaded.task, step_delay=0.0, fork_with=args.agent_file)
 
 
-def _run_agent(args: argparse.Namespace, agent: object, task: object, *, step_delay: float) -> int:
+def _run_agent(
+    args: argparse.Namespace, agent: object, task: object, *, step_delay: float, fork_with: str
+) -> int:
+    if getattr(args, "approve", None) is not None:
+        problem = install_approval(agent, args.approve, headless=args.headless)
+        if problem is not None:
+            return _report_error(args, "Cannot use --approve", problem)
     try:
         otel = open_live(args, agent)
     except OtlpSetupError as exc:
@@ -219,7 +247,14 @@ def _run_agent(args: argparse.Namespace, agent: object, task: object, *, step_de
         from tui.live import LiveRun
 
         live = LiveRun(agent, task, trace_dir=args.trace_dir, step_delay=step_delay, hooks=hooks)
-        return _run_app(make_app(live=live, export_dir=args.export_dir, **_store_options(args, agent)))
+        return _run_app(
+            make_app(
+                live=live,
+                export_dir=args.export_dir,
+                fork_agent=fork_agent_factory(fork_with),
+                **_store_options(args, agent),
+            )
+        )
     finally:
         # After the app has given the terminal back: what was sent, and what was lost.
         close_live(otel)

@@ -25,6 +25,7 @@ def run_headless(
     out: TextIO | None = None,
     err: TextIO | None = None,
     hooks: list[Any] | None = None,
+    configure: Any = None,
 ) -> int:
     """Run ``agent`` on ``task`` to the end, resuming through any pause, and return an exit code.
 
@@ -42,6 +43,8 @@ def run_headless(
     try:
         # Extra Engine hooks (the OTLP export) see every event as it is emitted.
         engine = agent.build_engine(trace_writer=writer, **({"hooks": list(hooks)} if hooks else {}))
+        if configure is not None:
+            configure(engine, writer)  # e.g. a fork: put a recorded run back before going live
     except Exception as exc:  # noqa: BLE001 - a bad configuration is the user's error to see
         writer.finalize(status="failed", summary={"error": f"{type(exc).__name__}: {exc}"})
         _say(f"qitos-tui: {label}: cannot build the engine: {type(exc).__name__}: {exc}", file=err)

@@ -66,14 +66,19 @@ class TuiPausePolicy(LifecyclePolicy):
 
 def install_pause_policy(agent: Any, policy: TuiPausePolicy) -> None:
     """Add the policy to the agent's composition config: an extension factory and its lifecycle name."""
+    install_policy(agent, POLICY_NAME, policy)
+
+
+def install_policy(agent: Any, name: str, policy: LifecyclePolicy) -> None:
+    """Add a lifecycle policy to the agent's composition config under ``name`` (last in the list)."""
     config = getattr(agent, "config", None)
     if not isinstance(config, dict):
         raise TypeError(f"{type(agent).__name__} has no composition config (AgentModule(**config) sets one)")
     extensions = dict(config.get("extensions") or {})
-    extensions[POLICY_NAME] = lambda *args, **kwargs: policy
+    extensions[name] = lambda *args, **kwargs: policy
     config["extensions"] = extensions
-    lifecycle = [name for name in config.get("lifecycle") or [] if name != POLICY_NAME]
-    config["lifecycle"] = [*lifecycle, POLICY_NAME]
+    lifecycle = [n for n in config.get("lifecycle") or [] if n != name]
+    config["lifecycle"] = [*lifecycle, name]
 
 
 class LiveTap(EngineHook):
@@ -101,8 +106,10 @@ class LiveRun:
         run_id: str | None = None,
         clock: Callable[[], str] | None = None,
         hooks: list[Any] | None = None,
+        configure: Callable[[Any, Any], None] | None = None,
     ) -> None:
         self.agent = agent
+        self.configure = configure  # called with (engine, writer) once built, e.g. to make a fork
         self.extra_hooks = list(hooks or [])  # more Engine hooks, e.g. the OTLP export
         self.task = task
         self.trace_dir = Path(trace_dir)
@@ -111,6 +118,7 @@ class LiveRun:
         self.clock = clock
         self.policy = TuiPausePolicy()
         self.snapshot: Any = None
+        self.decision: Any = None  # a PauseDecision the next resume carries (a/d/c), else None
         self.engine: Any = None
         self.writer: Any = None
         self.engine_seconds = 0.0  # wall time spent inside Engine.run / resume (not paused)
@@ -135,6 +143,8 @@ class LiveRun:
             hooks.append(_StepDelay(self.step_delay))
         try:
             self.engine = self.agent.build_engine(trace_writer=self.writer, hooks=hooks)
+            if self.configure is not None:
+                self.configure(self.engine, self.writer)
         except Exception as exc:
             self.writer.finalize(status="failed", summary={"error": f"{type(exc).__name__}: {exc}"})
             self.writer.close()
@@ -152,11 +162,14 @@ class LiveRun:
     def resume(self) -> Any:
         """Continue from the paused snapshot (blocking; call from a worker thread)."""
         snapshot, self.snapshot = self.snapshot, None
+        decision, self.decision = self.decision, None
         if snapshot is None:
             raise RuntimeError("the run is not paused: nothing to resume")
         began = time.perf_counter()
         try:
-            return self._settle(self.engine.resume(snapshot))
+            if decision is None:
+                return self._settle(self.engine.resume(snapshot))
+            return self._settle(self.engine.resume(snapshot, decision=decision))
         finally:
             self.engine_seconds += time.perf_counter() - began
 

@@ -31,6 +31,7 @@ from qitos.trace.parse import malformed_notice
 from qitos.trace.payloads import (
     Decision,
     ErrorInfo,
+    LifecycleDecision,
     LifecyclePause,
     RunEnd,
     Stop,
@@ -247,6 +248,7 @@ class RunStore:
         self.exchanges: list[Exchange] = []
         self.exchange_by_id: dict[str, int] = {}
         self.pause: PauseInfo | None = None
+        self.last_decision: str | None = None  # the latest ruling on a pause, as one plain line
         self.error_count = 0
         # The error that ended the run (its event payload), kept for the header and the dialog.
         self.failure: dict[str, Any] | None = None
@@ -477,6 +479,10 @@ class RunStore:
         self.pause = None
         self.status = STATUS_RUNNING
 
+    def _on_decision(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+        step.pauses += (i,)
+        self.last_decision = f"step {step.step}: " + LifecycleDecision.read(p).summary()
+
     def _on_error(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         step.errors += (i,)
         self.error_count += 1
@@ -572,6 +578,7 @@ _HANDLERS: dict[str, _Handler] = {
     EventKind.SKILL_DEPRECATE: RunStore._on_skill,
     EventKind.LIFECYCLE_PAUSE: RunStore._on_pause,
     EventKind.LIFECYCLE_RESUME: RunStore._on_resume,
+    EventKind.LIFECYCLE_DECISION: RunStore._on_decision,
     EventKind.ERROR: RunStore._on_error,
     EventKind.RUN_END: RunStore._on_run_end,
 }

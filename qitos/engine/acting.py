@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
 from qitos.core.action import Action
+from qitos.core.decision import Decision
 from qitos.engine.result import StepRecord
 from qitos.engine.run_state import RunState
 from qitos.engine.serialize import jsonable
@@ -14,6 +16,95 @@ from qitos.trace.events import EventKind
 
 class ActMixin:
     """Tool dispatch with events and upstream tool_invocations, mixed into the Engine."""
+
+    def _emit_decision(self, run: RunState, snapshot: Any, decision: Any) -> None:
+        """Record a ruling on a pause (who, which policy paused, verdict, args before and after)."""
+        pending = list(snapshot.pending_actions)
+        changed = None
+        if decision.verdict == "changed":
+            changed = [
+                {
+                    "name": getattr(a, "name", str(a)),
+                    "args": jsonable(decision.changes.get(i, getattr(a, "args", {}))),
+                }
+                for i, a in enumerate(pending)
+            ]
+        self._emit(
+            run,
+            EventKind.LIFECYCLE_DECISION,
+            {
+                "policy_id": snapshot.policy_id,
+                "step_id": snapshot.step_id,
+                "boundary": snapshot.boundary,
+                "verdict": decision.verdict,
+                "by": decision.by,
+                "reason": decision.reason,
+                "actions": [
+                    {"name": getattr(a, "name", str(a)), "args": jsonable(getattr(a, "args", {}))}
+                    for a in pending
+                ],
+                "changed_actions": changed,
+            },
+            step_id=snapshot.step_id,
+        )
+
+    def _apply_verdict(
+        self, ruling: Any, decision: Any, actions: list[Any], record: StepRecord
+    ) -> tuple[Any, list[Any]]:
+        """The decision and actions as ruled: changed arguments put in (reduce sees what ran)."""
+        if ruling.verdict != "changed":
+            return decision, actions
+        changed = list(actions)
+        for index, args in ruling.changes.items():
+            if isinstance(changed[index], Action):
+                changed[index] = dataclasses.replace(changed[index], args=dict(args))
+        if isinstance(decision, Decision):
+            decision = dataclasses.replace(decision, actions=changed)
+        record.decision = decision
+        record.actions = changed
+        return decision, changed
+
+    def _act_denied(self, run: RunState, actions: list[Any], record: StepRecord, ruling: Any) -> list[Any]:
+        """ACT for denied actions: none runs; each result tells the agent it was denied, and why."""
+        self._call_hooks("on_before_phase", run, "ACT")
+        self._emit(run, EventKind.ACT, {"stage": "start"})
+        why = f"denied by {ruling.by}" + (f": {ruling.reason}" if ruling.reason else "")
+        results: list[Any] = []
+        invocations: list[dict[str, Any]] = []
+        for action in actions:
+            name = getattr(action, "name", type(action).__name__)
+            message = f"the call to {name!r} was not run: {why}"
+            results.append({"status": "denied", "error": message, "error_category": "denied"})
+            invocations.append(
+                {
+                    "tool_name": name,
+                    "toolset_name": None,
+                    "toolset_version": None,
+                    "source": "denied",
+                    "attempts": 0,
+                    "latency_ms": 0.0,
+                    "status": "denied",
+                    "error_category": "denied",
+                    "error": message,
+                }
+            )
+        record.action_results = results
+        record.tool_invocations = invocations
+        if results:
+            self.request_builder.record_tool_results(
+                [
+                    {"tool": inv["tool_name"], "result": res, "error": inv["error"]}
+                    for inv, res in zip(invocations, results, strict=True)
+                ],
+                step_id=run.step_count,
+            )
+        self._emit(
+            run,
+            EventKind.ACT,
+            {"stage": "action_results", "tool_invocations": invocations, "action_results": results},
+        )
+        self._call_hooks("on_after_phase", run, "ACT", action_results=results)
+        return results
 
     def _act(self, run: RunState, actions: list[Any], record: StepRecord) -> list[Any]:
         self._call_hooks("on_before_phase", run, "ACT")
@@ -55,7 +146,9 @@ class ActMixin:
         name = getattr(action, "name", type(action).__name__)
         args = getattr(action, "args", {})
         self._emit(run, EventKind.TOOL_CALL, {"call_id": call_id, "tool": name, "args": jsonable(args)})
-        if isinstance(action, Action):
+        if self.replay is not None and self.replay.replaying(run.step_count):
+            outcome = self.replay.tool_outcome(run.step_count, name)  # the recorded result: no side effect
+        elif isinstance(action, Action):
             outcome = run.executor.execute(action)
         else:
             from qitos.engine.tool_executor import ToolOutcome
@@ -117,10 +210,14 @@ class ActMixin:
             {"call_id": call_id, "tool": name, "args": jsonable(getattr(action, "args", {}))},
         )
         start = time.perf_counter()
-        try:
-            result, ok, error = self.env.step(action), True, None
-        except Exception as exc:  # noqa: BLE001 - env refusal is a step result
-            result, ok, error = None, False, f"env.step failed: {type(exc).__name__}: {exc}"
+        if self.replay is not None and self.replay.replaying(run.step_count):
+            recorded = self.replay.tool_outcome(run.step_count, name)  # no env side effect either
+            result, ok, error = recorded.result, recorded.ok, recorded.error
+        else:
+            try:
+                result, ok, error = self.env.step(action), True, None
+            except Exception as exc:  # noqa: BLE001 - env refusal is a step result
+                result, ok, error = None, False, f"env.step failed: {type(exc).__name__}: {exc}"
         latency = (time.perf_counter() - start) * 1000
         self._emit(run, EventKind.ACT, {"stage": "env_step", "env_result": jsonable(result)})
         payload = {"call_id": call_id, "tool": name, "ok": ok, "result": jsonable(result), "error": error}

@@ -133,6 +133,8 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         self._busy = threading.Lock()  # one run at a time per Engine (the request builder is per run)
         self._finalised_writers: set[int] = set()
         self._own_redactor: Redactor | None = None
+        # A recorded trace put back in place of model and tool calls (qitos.engine.replay), or None.
+        self.replay: Any = None
 
     # ----------------------------------------------------------------- hooks and cancellation
     def register_hook(self, hook: Any) -> None:
@@ -217,8 +219,12 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             raise
         return self._finish(run)
 
-    def resume(self, snapshot: RuntimeSnapshot) -> EngineResult[StateT]:
-        """Continue a paused run from its snapshot; it ends as if it had never paused."""
+    def resume(self, snapshot: RuntimeSnapshot, *, decision: Any = None) -> EngineResult[StateT]:
+        """Continue a paused run from its snapshot; it ends as if it had never paused.
+
+        ``decision`` (a :class:`qitos.engine.approval.PauseDecision`) approves, denies or changes the
+        pending actions of a run paused before acting; it is checked (a change against the tool's
+        schema) before anything about the run changes, and recorded as a ``lifecycle_decision``."""
         if not isinstance(snapshot, RuntimeSnapshot):
             raise TypeError(f"resume needs a RuntimeSnapshot, got {type(snapshot).__name__}")
         run = snapshot.run
@@ -232,10 +238,16 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             raise ValueError(
                 f"a newer run was started on this Engine; run {run.run_id!r} can no longer resume"
             )
+        if decision is not None:
+            from qitos.engine.approval import decision_problem
+
+            problem = decision_problem(snapshot, decision, self.agent.tool_registry)
+            if problem is not None:
+                raise ValueError(problem)
         if not self._busy.acquire(blocking=False):
             raise RuntimeError("this Engine is already running; resume once the current run returns")
         try:
-            return self._resume_locked(run, snapshot)
+            return self._resume_locked(run, snapshot, decision)
         finally:
             self._busy.release()
 
@@ -268,7 +280,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         finally:
             self._busy.release()
 
-    def _resume_locked(self, run: RunState, snapshot: RuntimeSnapshot) -> EngineResult[StateT]:
+    def _resume_locked(self, run: RunState, snapshot: RuntimeSnapshot, decision: Any) -> EngineResult[StateT]:
         run.status = STATUS_RUNNING
         run.snapshot = None
         run.segment_start = self.clock()
@@ -278,6 +290,9 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
                 EventKind.LIFECYCLE_RESUME,
                 {"policy_id": snapshot.policy_id, "step_id": snapshot.step_id},
             )
+            if decision is not None:
+                self._emit_decision(run, snapshot, decision)
+                run.pending["verdict"] = decision
             if run.writer is not None:
                 run.writer.update_manifest(status=STATUS_RUNNING)
             boundary = (snapshot.step_id, snapshot.boundary, snapshot)
@@ -450,10 +465,16 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             record = run.pending["record"]
             before = run.pending["before"]
             rollback = run.pending["rollback"]
-            # Policies after the one that paused have not been asked at this boundary yet.
-            self._maybe_pause(run, "before_act", decision, actions, after=snapshot.policy_index)
+            # A person's ruling on the pending actions (taken once: a later pause starts afresh).
+            ruling = run.pending.pop("verdict", None)
+            if ruling is not None:
+                decision, actions = self._apply_verdict(ruling, decision, actions, record)
+            if ruling is None or ruling.verdict != "denied":
+                # Policies after the one that paused have not been asked at this boundary yet.
+                self._maybe_pause(run, "before_act", decision, actions, after=snapshot.policy_index)
             run.pending = {}
         else:
+            ruling = None
             self._check_interrupts(run)
             after = resumed[2].policy_index if resumed is not None else -1
             self._maybe_pause(run, "before_decide", None, [], after=after)
@@ -467,6 +488,17 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             actions = self._guard(run, "DECIDE", lambda: self._actions_of(decision))
             record.decision = decision
             record.actions = actions
+            if self.replay is not None:
+                # Re-running a recorded trace: a decision that differs from the record ends the run here.
+                divergence = self.replay.check(run.step_count, decision)
+                if divergence is not None:
+                    self._fatal(run, "DECIDE", divergence)
+                # A person's recorded ruling on this step (denied, changed) is ruled again.
+                recorded = self.replay.ruling(run.step_count, actions)
+                if recorded is not None:
+                    ruling, paused = recorded
+                    self._emit_decision(run, paused, ruling)
+                    decision, actions = self._apply_verdict(ruling, decision, actions, record)
             self._check_interrupts(run)
             run.pending = {
                 "observation": observation,
@@ -476,7 +508,10 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             }
             self._maybe_pause(run, "before_act", decision, actions)
             run.pending = {}
-        results = self._act(run, actions, record)
+        if ruling is not None and ruling.verdict == "denied":
+            results = self._act_denied(run, actions, record, ruling)
+        else:
+            results = self._act(run, actions, record)
         reduce_obs = dict(observation) if isinstance(observation, dict) else {"observation": observation}
         reduce_obs["action_results"] = results
         self._reduce(run, reduce_obs, decision, record, before)
@@ -506,6 +541,8 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         """Ask each lifecycle policy (those past index ``after``) whether to pause here."""
         if len(self.lifecycle_policies) <= after + 1:
             return
+        if self.replay is not None and self.replay.replaying(run.step_count):
+            return  # recorded steps are re-run, not reviewed again: no policy pauses them
         context = RuntimeSnapshotContext(
             run_id=run.run_id,
             step_id=run.step_count,

@@ -92,8 +92,14 @@ class ModelCaller:
             payload["view"] = request.view
         engine._emit(run, EventKind.MODEL_REQUEST, payload)
         start = engine.clock()
+        replay = engine.replay
         try:
-            response = self.model.complete(request.messages, tools=tool_specs or None)
+            if replay is not None and replay.replaying(step_id):
+                response = replay.response(step_id)  # the recorded response: no model call
+            else:
+                if replay is not None:
+                    replay.going_live(self.model)
+                response = self.model.complete(request.messages, tools=tool_specs or None)
         except QitosRuntimeError as exc:
             # Which request failed and how long it took: the UI shows the failure where it happened.
             exc.info.details.setdefault("request_id", request.request_id)
@@ -126,7 +132,7 @@ class ModelCaller:
             {
                 "request_id": request.request_id,
                 "text": response.text,
-                "tool_calls": [{"name": c.name, "args": jsonable(c.args)} for c in response.tool_calls],
+                "tool_calls": [_call_payload(c) for c in response.tool_calls],
                 "usage": usage.to_dict(),
                 "latency_ms": round(latency_ms, 3),
                 # Why the model stopped, and which model answered (GenAI span attributes need both).
@@ -144,6 +150,15 @@ class ModelCaller:
             ]
             return Decision.act(actions, rationale=response.text or None)
         return parse(parser, response.text, step_id, tool_calls=response.tool_calls)
+
+
+def _call_payload(call: Any) -> dict[str, Any]:
+    """One tool call of a response as written: name, args, and its id when the model gave one (a
+    replay puts the same id back, so the actions' ids match the record)."""
+    out: dict[str, Any] = {"name": call.name, "args": jsonable(call.args)}
+    if call.call_id is not None:
+        out["call_id"] = call.call_id
+    return out
 
 
 def _takes_tool_calls(parser: Any) -> bool:

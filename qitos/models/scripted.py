@@ -120,6 +120,12 @@ class ScriptedModel(Model):
         """Scripted replies not yet used (None for a function-driven model)."""
         return None if self._responder is not None else len(self._script) - self._cursor
 
+    def fast_forward(self, calls: int) -> None:
+        """Skip the next ``calls`` scripted replies (a fork put them back from a trace instead)."""
+        with self._lock:
+            if self._responder is None:
+                self._cursor = min(self._cursor + max(int(calls), 0), len(self._script))
+
     def reset(self) -> None:
         """Start the script again from the first reply and forget the recorded requests."""
         with self._lock:

@@ -32,6 +32,8 @@ Payloads of the added kinds (all JSON data; secrets are redacted before writing)
 ``lifecycle_pause`` {policy_id, reason, step_id, boundary: "before_decide" | "before_act",
                      pending_actions: [{name, args}]}
 ``lifecycle_resume``{policy_id, step_id}
+``lifecycle_decision`` {policy_id, step_id, boundary, verdict: "approved" | "denied" | "changed", by,
+                     reason, actions: [{name, args}], changed_actions: [{name, args}] | null}
 ``error``           {category, message, phase, recoverable, details}
 ``run_end``         {status, stop_reason, final_result, steps, token_usage}
 
@@ -92,6 +94,7 @@ class EventKind(StrEnum):
     SKILL_DEPRECATE = "skill_deprecate"
     LIFECYCLE_PAUSE = "lifecycle_pause"
     LIFECYCLE_RESUME = "lifecycle_resume"
+    LIFECYCLE_DECISION = "lifecycle_decision"
     ERROR = "error"
     RUN_END = "run_end"
 

@@ -11,6 +11,7 @@ Memory and skill payloads live in :mod:`qitos.trace.store_payloads`.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -459,6 +460,54 @@ class LifecycleResume:
 
 
 @dataclass(frozen=True, slots=True)
+class LifecycleDecision:
+    """``lifecycle_decision``: who ruled on a pause, which policy paused, the verdict, args before/after."""
+
+    policy_id: str
+    step_id: int | None
+    boundary: str
+    verdict: str
+    by: str
+    reason: str
+    actions: tuple[dict[str, Any], ...]
+    changed_actions: tuple[dict[str, Any], ...] | None
+
+    @classmethod
+    def read(cls, payload: Any) -> LifecycleDecision:
+        """The decision from its payload."""
+        p = as_dict(payload)
+        changed = p.get("changed_actions")
+        return cls(
+            policy_id=as_text(p.get("policy_id")) or "?",
+            step_id=as_int(p.get("step_id")),
+            boundary=as_text(p.get("boundary")),
+            verdict=as_text(p.get("verdict")) or "?",
+            by=as_text(p.get("by")) or "?",
+            reason=as_text(p.get("reason")),
+            actions=tuple(as_dicts(p.get("actions"))),
+            changed_actions=tuple(as_dicts(changed)) if isinstance(changed, list) else None,
+        )
+
+    def summary(self) -> str:
+        """One line saying what was decided (plain text: show it through ``inert``)."""
+        names = ", ".join(as_text(a.get("name")) or "?" for a in self.actions) or "nothing"
+        line = f"{self.verdict} by {self.by}: {names} (paused by {self.policy_id})"
+        if self.changed_actions is not None:
+            line += " -> " + "; ".join(
+                f"{as_text(a.get('name'))}({json_line(a.get('args'))})" for a in self.changed_actions
+            )
+        return line + (f" — {self.reason}" if self.reason else "")
+
+
+def json_line(value: Any) -> str:
+    """A value as one line of JSON (anything not JSON shown by its repr)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorDetails:
     """An error's ``details``: the adapter's failure kind, HTTP status, attempt n of m, latency."""
 
@@ -550,6 +599,7 @@ PAYLOAD_TYPES: dict[EventKind, type] = {
     EventKind.SKILL_DEPRECATE: SkillDeprecate,
     EventKind.LIFECYCLE_PAUSE: LifecyclePause,
     EventKind.LIFECYCLE_RESUME: LifecycleResume,
+    EventKind.LIFECYCLE_DECISION: LifecycleDecision,
     EventKind.ERROR: ErrorInfo,
     EventKind.RUN_END: RunEnd,
 }

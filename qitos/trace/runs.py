@@ -34,6 +34,8 @@ class RunSummary:
     updated_at: str | None
     event_count: int | None = None
     problem: str | None = None  # why the manifest could not be used, when it could not
+    parent_run_id: str | None = None  # a fork names the run it was forked from
+    fork_step: int | None = None  # and the step where it went live
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,8 @@ def summarize_run(run_dir: Path) -> RunSummary:
         updated_at=as_str(manifest.get("updated_at")) or _mtime_iso(run_dir),
         event_count=as_int(event_count),
         problem=problem,
+        parent_run_id=as_str(manifest.get("parent_run_id")),
+        fork_step=as_int(manifest.get("fork_step")),
     )
 
 

@@ -112,3 +112,49 @@ def test_demo_then_replay_in_a_real_terminal(terminal: list[Terminal], tmp_path:
     replay.wait_for("this is 1 of")
     replay.keys("q")
     replay.wait_for("EXIT=0")
+
+
+EDIT_SCRIPT = """
+import json, sys
+path = sys.argv[1]
+args = json.load(open(path, encoding="utf-8"))
+args["fact"] = "EDITED IN THE EDITOR: " + args["fact"]
+json.dump(args, open(path, "w", encoding="utf-8"))
+"""
+
+
+def test_approve_pause_then_c_changes_the_action_in_editor(terminal: list[Terminal], tmp_path: Path) -> None:
+    """`demo --approve remember` pauses before the memory write; `c` runs $EDITOR (a script that edits
+    the JSON) with the app suspended; the changed fact is what lands on disk and in the trace."""
+    script = tmp_path / "edit.py"
+    script.write_text(EDIT_SCRIPT, encoding="utf-8")
+    editor = f"{sys.executable} {script}"
+    command = ["env", f"EDITOR={editor}", sys.executable, "-m", "tui.cli", "demo", "--step-delay", "0"]
+    command += ["--workspace", str(tmp_path / "ws"), "--approve", "remember"]
+    demo = Terminal(command, tmp_path)
+    terminal.append(demo)
+    screen = demo.wait_for("paused by the agent's policy qitos.approve")
+    assert "pending: remember(" in screen
+    demo.keys("c")
+    demo.wait_for("paused by the agent's policy demo.review-writes")
+    demo.keys("a")  # the demo's own pause before its file write: approved as it is
+    demo.wait_for("policy qitos.approve at step 9")  # the second memory write
+    demo.keys("a")
+    demo.wait_for("● finished")
+    demo.keys("q")
+    demo.wait_for("EXIT=0")
+    memory = "\n".join(p.read_text(encoding="utf-8") for p in (tmp_path / ".qitos" / "memory").rglob("*.md"))
+    assert "EDITED IN THE EDITOR: " in memory
+    [run_dir] = list((tmp_path / "runs").iterdir())
+    events = [
+        json.loads(line) for line in (run_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    rulings = [e["payload"] for e in events if e["phase"] == "lifecycle_decision"]
+    assert [r["verdict"] for r in rulings] == ["changed", "approved", "approved"]
+    changed = rulings[0]
+    assert changed["policy_id"] == "qitos.approve" and changed["by"] == "person (qitos-tui)"
+    original = changed["actions"][0]["args"]["fact"]
+    assert changed["changed_actions"][0]["args"]["fact"] == "EDITED IN THE EDITOR: " + original
+    call = next(e for e in events if e["phase"] == "tool_call" and e["payload"]["tool"] == "remember")
+    assert call["step_id"] == changed["step_id"]
+    assert call["payload"]["args"]["fact"].startswith("EDITED IN THE EDITOR: ")

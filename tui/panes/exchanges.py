@@ -13,7 +13,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.strip import Strip
 
+from qitos.trace.events import EventKind
 from qitos.trace.payloads import (
+    LifecycleDecision,
     Message,
     ModelRequest,
     ModelResponse,
@@ -195,6 +197,11 @@ class ExchangesPane(Pane):
                 self.search_text,
             )
             blocks.append(Block(cache_key, partial(self._counted, cache_key, ex), DIM if dim else None))
+        for index in step.pauses:  # a few lifecycle events at most: the rulings among them are shown
+            event = self.store.load(index)
+            if event.phase == EventKind.LIFECYCLE_DECISION:
+                ruling = LifecycleDecision.read(event.payload).summary()
+                blocks.append(Block(("ruling", index), inert("⚖ " + ruling, "bold")))
         return Blocks(blocks)
 
     def _counted(self, key: Hashable, ex: Exchange) -> RenderableType:

@@ -26,7 +26,7 @@ from tui.panes.memory import MemoryPane
 from tui.panes.skills import SkillsPane
 from tui.prefetch import Prefetcher
 from tui.screens.dialogs import ConfirmDialog, HelpScreen, PromptDialog
-from tui.screens.live_control import LiveControlScreen
+from tui.screens.fork_action import ForkActionScreen
 from tui.search import export_request, search_run
 from tui.store import RunStore
 from tui.text import inert_str
@@ -54,7 +54,7 @@ WIDE = (160, 45)  # from this size on, every pane is on screen at once
 PREFETCH_AFTER_SECONDS = 0.02
 
 
-class RunScreen(LiveControlScreen):
+class RunScreen(ForkActionScreen):
     """One run: navigate its steps, read each pane at the selected step, pause and resume it live."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

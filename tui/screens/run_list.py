@@ -18,6 +18,7 @@ from textual.worker import get_current_worker
 
 from qitos.trace.errors import TraceError
 from tui.run_folder import RunBatch, iter_run_batches, run_order
+from tui.run_tree import run_label, with_forks
 from tui.text import inert
 
 
@@ -115,7 +116,9 @@ class RunListScreen(Screen[None]):
         in_order = all(a >= b for a, b in zip(keys, keys[1:], strict=False)) and (
             not self.runs or run_order(self.runs[-1]) >= keys[0]
         )
-        if in_order:
+        # A fork goes right under its parent, wherever the parent is: the whole table is laid out.
+        forks = any(getattr(r, "parent_run_id", None) for r in [*runs, *self.runs])
+        if in_order and not forks:
             self.runs.extend(runs)
             table.add_rows(_cells(r) for r in runs)  # type: ignore[arg-type]
             self._redraw_after_widths(table)
@@ -123,9 +126,10 @@ class RunListScreen(Screen[None]):
         # The cursor stays on the run it is on; at the top (untouched) it stays at the top.
         at = table.cursor_row if table.row_count else 0
         current = self.runs[at].path if self.runs and at > 0 else None
-        self.runs = sorted(self.runs + runs, key=run_order, reverse=True)
+        placed = with_forks(sorted(self.runs + runs, key=run_order, reverse=True))
+        self.runs = [run for run, _ in placed]
         table.clear()
-        table.add_rows(_cells(r) for r in self.runs)  # type: ignore[arg-type]
+        table.add_rows(_cells(r, depth) for r, depth in placed)  # type: ignore[arg-type]
         self._redraw_after_widths(table)
         if current is not None:
             table.move_cursor(row=next(i for i, r in enumerate(self.runs) if r.path == current))
@@ -171,14 +175,15 @@ class RunListScreen(Screen[None]):
             self.open_run(path)
 
 
-def _cells(run: Any) -> tuple[Text, ...]:
-    """One table row: run, status, steps, tokens, stop reason, model, updated.
+def _cells(run: Any, depth: int = 0) -> tuple[Text, ...]:
+    """One table row: run (a fork indented under its parent), status, steps, tokens, stop reason,
+    model, updated.
 
     Inert Text cells, never str: a manifest is untrusted; a str cell is parsed as markup, and a
     control character would reach the terminal.
     """
     values = (
-        run.run_id,
+        run_label(run, depth),
         run.status,
         run.steps if run.steps is not None else "?",
         run.tokens if run.tokens is not None else "?",

@@ -144,7 +144,12 @@ class StatusBar(Static):
                 if self.resumable
                 else " · only the process running it can resume it"
             )
+            if self.resumable and pause.boundary == "before_act" and pause.pending_actions:
+                keys += " · a approves · d denies · c changes · i shows it whole"
             out.append_text(inert(f"\n  pending: {pending}{keys}"))
+        if self.store.last_decision:
+            # The latest ruling on a pause (who, verdict, arguments, reason): agent and model text, inert.
+            out.append_text(inert(("\n" if out else "") + f"⚖ {self.store.last_decision}", "italic"))
         for notice in self.notices[:3]:
             out.append_text(inert(("\n" if out else "") + f"⚠ {notice}", "yellow"))
         if len(self.notices) > 3:

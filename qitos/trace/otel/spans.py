@@ -549,7 +549,7 @@ class SpanBuilder:
 
     def _lifecycle(self, step: int, event: RunEvent, p: Mapping[str, Any], ns: int) -> None:
         attrs: dict[str, Any] = {"qitos.lifecycle.policy_id": text(p.get("policy_id"))}
-        for key in ("reason", "boundary"):
+        for key in ("reason", "boundary", "verdict", "by"):  # verdict, by: a ruling on a pause
             if isinstance(p.get(key), str):
                 attrs[f"qitos.lifecycle.{key}"] = p[key]
         pending = p.get("pending_actions")
@@ -612,6 +612,7 @@ SpanBuilder._HANDLERS = {
     EventKind.SKILL_DEPRECATE.value: SpanBuilder._skill,
     EventKind.LIFECYCLE_PAUSE.value: SpanBuilder._lifecycle,
     EventKind.LIFECYCLE_RESUME.value: SpanBuilder._lifecycle,
+    EventKind.LIFECYCLE_DECISION.value: SpanBuilder._lifecycle,
     EventKind.ERROR.value: SpanBuilder._error,
     EventKind.DECIDE.value: SpanBuilder._decide,
     EventKind.ACT.value: SpanBuilder._act,

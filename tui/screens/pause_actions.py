@@ -1,0 +1,175 @@
+"""Acting on a pause before acting: approve (a), deny with a reason (d), change the arguments (c).
+
+The decision reaches the Engine only through the resume path (``engine.resume(snapshot,
+decision=...)``); a change is checked against the tool's schema first, so an invalid one is refused
+with the validation message and nothing about the run changes.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+
+from qitos.engine.approval import PauseDecision, decision_problem
+from tui.pending import args_document, parse_document, pending_text, workspace_roots
+from tui.screens.live_control import LiveControlScreen
+from tui.screens.pause_dialogs import ChangeDialog, DenyDialog, PendingDialog
+
+DECIDED_BY = "person (qitos-tui)"
+
+
+class PauseActionsScreen(LiveControlScreen):
+    """A LiveControlScreen whose pause before acting can be approved, denied or changed."""
+
+    # Not in the footer (at 80 columns it must keep q Quit): the status bar names them while they apply.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "approve", "Approve", show=False),
+        Binding("d", "deny", "Deny", show=False),
+        Binding("c", "change", "Change", show=False),
+        Binding("i", "inspect_pending", "Pending", show=False),
+    ]
+
+    # ---- what is pending ------------------------------------------------------------------------
+    def _pending_snapshot(self) -> Any:
+        """The snapshot of a run paused before acting with actions pending, else None."""
+        live = self.live
+        snapshot = live.snapshot if live is not None and not self.engine_running else None
+        if snapshot is None or snapshot.boundary != "before_act" or not snapshot.pending_actions:
+            return None
+        return snapshot
+
+    def _pending_dicts(self, snapshot: Any) -> list[dict[str, Any]]:
+        return [
+            {"name": getattr(a, "name", str(a)), "args": getattr(a, "args", {})}
+            for a in snapshot.pending_actions
+        ]
+
+    def pending_in_full(self) -> Text:
+        """The pending actions in full (a file write as a diff against the workspace file)."""
+        snapshot = self._pending_snapshot()
+        if snapshot is None or self.live is None:
+            return Text("nothing pending")
+        roots = workspace_roots(self.live.agent, self.live.engine)
+        return pending_text(self._pending_dicts(snapshot), roots)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """a/d/c only in a live run; active only while it is paused before acting."""
+        if action in ("approve", "deny", "change", "inspect_pending"):
+            if self.live is None:
+                return False
+            return True if self._pending_snapshot() is not None else None
+        return super().check_action(action, parameters)
+
+    def action_inspect_pending(self) -> None:
+        """Show the pending actions in full; a / d / c there act as they do here."""
+        if self._pending_snapshot() is None:
+            return
+
+        def chosen(what: str | None) -> None:
+            if what in ("approve", "deny", "change"):
+                getattr(self, f"action_{what}")()
+
+        self.app.push_screen(PendingDialog(self.pending_in_full()), chosen)
+
+    # ---- the three decisions --------------------------------------------------------------------
+    def action_approve(self) -> None:
+        """Run the pending actions as they are."""
+        if self._pending_snapshot() is not None:
+            self.decide(PauseDecision.approve(by=DECIDED_BY), "approved: running the pending action(s)")
+
+    def action_deny(self) -> None:
+        """Ask for a reason, then resume without running the pending actions."""
+        if self._pending_snapshot() is None:
+            return
+
+        def denied(reason: str | None) -> None:
+            if reason is not None:
+                self.decide(PauseDecision.deny(reason, by=DECIDED_BY), "denied: the agent is told why")
+
+        self.app.push_screen(DenyDialog(self.pending_in_full()), denied)
+
+    def action_change(self) -> None:
+        """Edit the pending arguments as JSON in $EDITOR (the app suspends), else in a dialog."""
+        snapshot = self._pending_snapshot()
+        if snapshot is None:
+            return
+        document = args_document(self._pending_dicts(snapshot))
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if editor:
+            edited = self._edit_outside(editor, document)
+            if edited is None:
+                return
+            problem = self.change_problem(edited)
+            if problem is not None:
+                self.notify(problem, title="change refused", severity="error", markup=False, timeout=10)
+                return
+            self._apply_change(edited)
+            return
+
+        def changed(text: str | None) -> None:
+            if text is not None:
+                self._apply_change(text)
+
+        self.app.push_screen(ChangeDialog(self.pending_in_full(), document, self.change_problem), changed)
+
+    def _edit_outside(self, editor: str, document: str) -> str | None:
+        """Run the editor on a temporary JSON file while the app is suspended; the edited text."""
+        handle, name = tempfile.mkstemp(prefix="qitos-change-", suffix=".json")
+        path = Path(name)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                file.write(document)
+            try:
+                with self.app.suspend():
+                    code = subprocess.call([*shlex.split(editor), str(path)])
+            except Exception as exc:  # noqa: BLE001 - no terminal to suspend, or no such editor
+                self.notify(f"could not run {editor!r}: {exc}", severity="error", markup=False)
+                return None
+            if code != 0:
+                self.notify(
+                    f"{editor!r} exited with status {code}: nothing changed", severity="warning", markup=False
+                )
+                return None
+            return path.read_text(encoding="utf-8", errors="replace")
+        finally:
+            path.unlink(missing_ok=True)
+
+    def change_problem(self, text: str) -> str | None:
+        """Why an edited document cannot be applied (bad JSON or the tool's schema), or None."""
+        snapshot = self._pending_snapshot()
+        if snapshot is None or self.live is None:
+            return "the run is no longer paused before acting"
+        changes, problem = parse_document(text, len(snapshot.pending_actions))
+        if problem is not None or changes is None:
+            return problem
+        decision = PauseDecision(verdict="changed", changes=changes, by=DECIDED_BY)
+        return decision_problem(snapshot, decision, getattr(self.live.agent, "tool_registry", None))
+
+    def _apply_change(self, text: str) -> None:
+        snapshot = self._pending_snapshot()
+        if snapshot is None:
+            return
+        changes, _ = parse_document(text, len(snapshot.pending_actions))
+        unchanged = {i: a for i, a in enumerate(self._pending_dicts(snapshot))}
+        changes = {i: args for i, args in (changes or {}).items() if args != unchanged[i]["args"]}
+        if not changes:
+            self.decide(PauseDecision.approve(by=DECIDED_BY), "unchanged: running the pending action(s)")
+            return
+        self.decide(
+            PauseDecision(verdict="changed", changes=changes, by=DECIDED_BY),
+            "changed: running the new action",
+        )
+
+    def decide(self, decision: PauseDecision, note: str) -> None:
+        """Resume the paused run carrying ``decision`` (the Engine records it in the trace)."""
+        if self.live is None:
+            return
+        self.live.decision = decision
+        self._start_resume(note)
