@@ -70,6 +70,7 @@ class RunScreen(LiveControlScreen):
         Binding("s", "single_step", "Step"),
         Binding("x", "expand", "Expand", show=False),
         Binding("v", "raw", "Raw JSON", show=False),
+        Binding("w", "whole", "Whole request", show=False),
         *(Binding(str(k + 1), f"pane({k})", pane.TITLE, show=False) for k, pane in enumerate(PANES)),
         Binding("question_mark", "help", "Help"),
         Binding("escape", "back", "Runs", show=False),
@@ -81,6 +82,8 @@ class RunScreen(LiveControlScreen):
     """Exchanges pane: show raw event JSON."""
     search_text: reactive[str] = reactive("", repaint=False)
     """The current search text."""
+    whole: reactive[bool] = reactive(False, repaint=False)
+    """Exchanges pane: whole requests instead of what changed since the previous one."""
     active_pane: reactive[int] = reactive(0, repaint=False)
     """Which pane the tabs show on a small terminal."""
 
@@ -127,7 +130,9 @@ class RunScreen(LiveControlScreen):
                         pane = pane_cls(self.store, index=k, id=f"pane-{pane_cls.TITLE.lower()}")
                         pane.data_bind(RunScreen.selected, RunScreen.revision, RunScreen.active_pane)
                         if isinstance(pane, ExchangesPane):
-                            pane.data_bind(RunScreen.expanded, RunScreen.raw, RunScreen.search_text)
+                            pane.data_bind(
+                                RunScreen.expanded, RunScreen.raw, RunScreen.search_text, RunScreen.whole
+                            )
                         # Only the first pane is needed for the first frame at 80x24; the others
                         # mount right after it (and are all shown at once on a large terminal).
                         yield pane if k == 0 else Lazy(pane)
@@ -309,6 +314,10 @@ class RunScreen(LiveControlScreen):
     def action_raw(self) -> None:
         """Toggle raw JSON in the Exchanges pane."""
         self.raw = not self.raw
+
+    def action_whole(self) -> None:
+        """Exchanges pane: toggle between what changed since the previous request and whole requests."""
+        self.whole = not self.whole
 
     def action_pane(self, index: int) -> None:
         """Show pane ``index`` (when the panes are in tabs)."""
