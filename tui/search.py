@@ -1,16 +1,16 @@
-"""Search across exchanges and tool results, and export of one request: plain functions over a store."""
+"""Search across the text of every event, and export of one request: plain functions over a store."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from qitos.trace.events import RunEvent
-from qitos.trace.fields import as_text
+from qitos.trace.fields import as_int, as_text
 from qitos.trace.payloads import Message, payload_of, request_id
 from tui.store import RunStore
 
@@ -43,29 +43,71 @@ def event_text(event: RunEvent) -> str:
     return "\n".join(parts)
 
 
+MAX_DEPTH = 32  # nesting followed when collecting an event's text (a hostile trace nests deeper)
+
+
+def all_text(event: RunEvent) -> str:
+    """The text of any event: its kind, error, and every string, key and number in its payload."""
+    parts: list[str] = [str(event.phase), str(event.error or "")]
+    stack: list[tuple[Any, int]] = [(event.payload, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            parts.append(value)
+        elif isinstance(value, dict) and depth < MAX_DEPTH:
+            for k, v in value.items():
+                parts.append(str(k))
+                stack.append((v, depth + 1))
+        elif isinstance(value, list) and depth < MAX_DEPTH:
+            stack.extend((v, depth + 1) for v in value)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            parts.append(str(value))
+    return "\n".join(parts)
+
+
+def matching_events(
+    store: RunStore,
+    query: str,
+    indices: Iterable[int] | None = None,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> list[int]:
+    """Indices of the events (all, or those of ``indices``) whose text contains ``query``, case-insensitive."""
+    return [index for index, _ in _matches(store, query, indices, cancelled)]
+
+
+def _matches(
+    store: RunStore, query: str, indices: Iterable[int] | None, cancelled: Callable[[], bool]
+) -> Iterator[tuple[int, RunEvent]]:
+    needle = query.casefold()
+    count = store.event_count  # a stable bound while the UI thread keeps folding
+    if indices is None or (isinstance(indices, range) and indices.step == 1):
+        # Sequential reads bypass the reader's cache, which the UI thread owns.
+        start, stop = (0, count) if indices is None else (indices.start, min(indices.stop, count))
+        numbered: Iterable[tuple[int, RunEvent]] = enumerate(store.source.events(start, stop), start)
+    else:
+        numbered = ((i, _read(store, i)) for i in indices if i < count)
+    for n, (index, event) in enumerate(numbered):
+        if n % 1024 == 0 and cancelled():
+            return
+        if needle in all_text(event).casefold():
+            yield index, event
+
+
 def search(
     store: RunStore, query: str, *, cancelled: Callable[[], bool] = lambda: False
 ) -> list[tuple[int, int]]:
-    """Steps (position, event index) whose exchanges or tool results contain ``query`` (case-insensitive)."""
-    needle = query.casefold()
-    if not needle:
+    """Steps (position, first matching event index) with an event whose text contains ``query``."""
+    if not query.casefold():
         return []
     matches: list[tuple[int, int]] = []
-    count = len(store.exchanges)  # a stable bound while the UI thread keeps folding
     last_pos = -1
-    for n in range(count):
-        if cancelled():
-            break
-        ex = store.exchanges[n]
-        pos = store.step_pos.get(ex.step, 0)
-        if pos == last_pos:
-            continue
-        indices = [*(i for i in (ex.request, ex.response) if i is not None), *ex.tool_results]
-        for index in indices:
-            if needle in event_text(_read(store, index)).casefold():
-                matches.append((pos, index))
-                last_pos = pos
-                break
+    for index, event in _matches(store, query, None, cancelled):
+        step_id = event.step_id if type(event.step_id) is int else (as_int(event.step_id) or 0)
+        pos = store.step_pos.get(step_id)
+        if pos is not None and pos != last_pos:
+            matches.append((pos, index))
+            last_pos = pos
     return matches
 
 

@@ -45,6 +45,7 @@ from qitos.trace.payloads import (
     response_usage,
     stage_of,
 )
+from tui.event_kinds import category
 
 # What the header says for each manifest / run_end status.
 DISPLAY_STATUS = {
@@ -220,6 +221,8 @@ class RunStore:
         self.total_tokens = 0
         self.declared_tokens = 0  # the manifest's figure (replay); upstream traces have only this
         self.event_count = 0
+        # One category code per event (tui.event_kinds): the Events pane filters on it, 1 byte each.
+        self.categories = bytearray()
         self.steps: list[StepSummary] = []
         self._series: list[float] = []  # used_series, as of its last call
         self._series_from = 0  # the first step position changed since then
@@ -276,6 +279,14 @@ class RunStore:
             self.run_id = ev.run_id
         phase = ev.phase if isinstance(ev.phase, str) else ""
         p = ev.payload if type(ev.payload) is dict else as_dict(ev.payload)
+        code = category(phase, ev.ok is True, p)
+        if i == len(self.categories):
+            self.categories.append(code)
+        elif i < len(self.categories):
+            self.categories[i] = code
+        else:
+            self.categories.extend(bytes(i - len(self.categories)))
+            self.categories.append(code)
         # Teardown events come after END with step 0 upstream; they say nothing about step 0.
         if phase in _TOOLSET_KINDS:
             return

@@ -107,7 +107,7 @@ def test_demo_then_replay_in_a_real_terminal(terminal: list[Terminal], tmp_path:
     screen = replay.wait_for("available")  # the Budget tab
     assert "─ Budget ─" in screen
     replay.keys("/")
-    replay.wait_for("Search exchanges")
+    replay.wait_for("Search every event")
     replay.keys("subtract", "Enter")
     replay.wait_for("match 1 of")
     replay.keys("q")

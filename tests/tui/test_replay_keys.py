@@ -196,6 +196,7 @@ async def test_all_panes_visible_at_160x48_and_tabs_at_80x24(synthetic_run: Path
             "Compaction",
             "Memory",
             "Skills",
+            "Events",
         ]
         assert all(p.region.area > 0 for p in panes)
         await pilot.resize_terminal(80, 24)

@@ -47,7 +47,7 @@ class BudgetPane(Pane):
         used_total = budget.used_total
         before = previous_budget_step(self.store, step)
         deltas = budget_deltas(before, step)
-        width = max(6, self.content_width - 29)
+        width = self.content_width - 27  # name 13, figure 7, a space, delta 6
         lines = [totals, kv(f"step {step.step} max", f"{max_units} {unit}")]
         if before is not None:
             lines.append(Text(f"Δ: change since step {before.step}'s request", style="dim"))
@@ -55,7 +55,8 @@ class BudgetPane(Pane):
             if name in used:
                 line = inert(f"{name:<13}{used[name]:>7} ")  # category names come from the trace
                 line.append(self._delta(deltas.get(name)))
-                line.append(bar(used[name], max_units, width))
+                if width >= 4:  # a narrow pane keeps the figures and drops the bar
+                    line.append(bar(used[name], max_units, width))
                 lines.append(line)
         for name, delta in deltas.items():
             if name not in used:  # a category the previous request used and this one does not
@@ -64,7 +65,8 @@ class BudgetPane(Pane):
                 lines.append(line)
         total_line = Text(f"{'used':<13}{used_total:>7} ", style="bold")
         total_line.append(self._delta(sum(deltas.values()) if deltas else None))
-        total_line.append(bar(used_total, max_units, width))
+        if width >= 4:
+            total_line.append(bar(used_total, max_units, width))
         lines.append(total_line)
         available = "?" if budget.available_units is None else budget.available_units
         lines.append(kv(f"{'available':<13}", f"{available:>6}", style="green bold"))
@@ -74,9 +76,9 @@ class BudgetPane(Pane):
     def _delta(delta: int | None) -> Text:
         """A fixed-width ``Δ`` column: the change since the previous request, blank without one."""
         if delta is None:
-            return Text(" " * 7)
+            return Text(" " * 6)
         style = "yellow" if delta > 0 else ("green" if delta < 0 else "dim")
-        return Text(f"{signed(delta):>6} ", style=style)
+        return Text(f"{signed(delta):>5} ", style=style)
 
     def _legend(self) -> Group:
         series = self.store.used_series()

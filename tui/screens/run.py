@@ -21,6 +21,7 @@ from tui.panes.base import Pane
 from tui.panes.budget import BudgetPane
 from tui.panes.compaction import CompactionPane
 from tui.panes.context import ContextPane
+from tui.panes.events import EventsPane
 from tui.panes.exchanges import ExchangesPane
 from tui.panes.memory import MemoryPane
 from tui.panes.skills import SkillsPane
@@ -44,6 +45,7 @@ PANES: tuple[type[Pane], ...] = (
     CompactionPane,
     MemoryPane,
     SkillsPane,
+    EventsPane,
 )
 DIGITS = frozenset("0123456789")
 WIDE = (160, 45)  # from this size on, every pane is on screen at once
@@ -248,7 +250,7 @@ class RunScreen(LiveControlScreen):
         self._select(pos)
 
     def action_search(self) -> None:
-        """Ask for text to find in exchanges and tool results."""
+        """Ask for text to find in every event of the run."""
 
         def done(answer: str | None) -> None:
             if answer:
@@ -256,11 +258,11 @@ class RunScreen(LiveControlScreen):
                 self.note = f"searching for {answer!r}…"
                 self.run_search(answer)
 
-        self.app.push_screen(PromptDialog("Search exchanges and tool results", value=self.search_text), done)
+        self.app.push_screen(PromptDialog("Search every event", value=self.search_text), done)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="searching")
     def run_search(self, query: str) -> None:
-        """Scan the exchanges for ``query`` off the UI thread."""
+        """Scan every event for ``query`` off the UI thread."""
         worker = get_current_worker()
         self.post_message(
             SearchResults(query, search(self.store, query, cancelled=lambda: worker.is_cancelled))
@@ -322,6 +324,10 @@ class RunScreen(LiveControlScreen):
     def action_pane(self, index: int) -> None:
         """Show pane ``index`` (when the panes are in tabs)."""
         self.active_pane = index
+
+    @on(EventsPane.Jump)
+    def _jump(self, message: EventsPane.Jump) -> None:
+        self._select(message.pos)
 
     @on(PaneTabs.Picked)
     def _tab(self, message: PaneTabs.Picked) -> None:
