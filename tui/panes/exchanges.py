@@ -77,7 +77,6 @@ class ExchangesPane(Pane):
 
     _stick_to_end = True
     _window = SHOWN_EXCHANGES  # exchanges rendered, ending at the selected step
-    _earlier = 0  # exchanges before the rendered ones
 
     def after_show(self) -> None:
         # The selected step's exchange is the newest one: keep the end of the log in view, until
@@ -122,9 +121,17 @@ class ExchangesPane(Pane):
         if not self._reveal_earlier():
             super().action_page_up()
 
+    @property
+    def earlier(self) -> int:
+        """How many exchanges before the rendered ones the selected step has."""
+        step = self.step
+        if step is None:
+            return 0
+        return self.store.exchanges_until(self.store.step_pos.get(step.step, 0), self._window)[0]
+
     def _reveal_earlier(self) -> bool:
         """At the top with earlier exchanges left out: render more of them, keeping the view still."""
-        if round(self.scroll_y) > 0 or not self._earlier:
+        if round(self.scroll_y) > 0 or not self.earlier:
             return False
         before = len(self._lines)
         self._window += SHOWN_EXCHANGES
@@ -181,7 +188,6 @@ class ExchangesPane(Pane):
     def render_step(self, step: StepSummary) -> RenderableType:
         pos = self.store.step_pos.get(step.step, 0)
         begin, exchanges = self.store.exchanges_until(pos, self._window)
-        self._earlier = begin
         omitted, receipts = self._omissions(step)
         mode = (
             "whole requests, new messages marked" if self.whole else "what changed since the previous request"
