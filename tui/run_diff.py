@@ -50,6 +50,8 @@ _PARSED = frozenset(
         EventKind.ERROR,
     )
 )
+_TOOL_RESULT = EventKind.TOOL_RESULT.value.encode()
+_UNPARSED_WHEN_OK = frozenset({_TOOL_RESULT, EventKind.TOOL_CALL.value.encode()})
 _KEEP = b"\0keep"  # a line whose index is kept without parsing it
 _KEPT = frozenset(k.value.encode() for k in (EventKind.MODEL_REQUEST,))  # indices kept, not parsed
 MAX_ALIGN_CELLS = 4_000_000  # the differing middle of two runs aligned exactly up to this size
@@ -152,11 +154,20 @@ def _scan_lines(run: RunFacts, data: mmap.mmap, size: int, progress: Callable[[f
             # A DECIDE start or model input/output: its index matters (the exchange), not its body.
             if b'"model_input"' in raw or b'"model_output"' in raw:
                 phase = _KEEP
-            elif not _FAILED.search(raw):
-                phase = b""
-        elif phase == b"ACT" and b'"action_results"' not in raw and not _FAILED.search(raw):
+            else:
+                phase = b""  # a failure in it is still seen below
+        elif phase == b"ACT" and b'"action_results"' not in raw:
             phase = b""
-        if phase in _PARSED or (phase != _KEEP and _FAILED.search(raw)):
+        failed = phase != _KEEP and b"false" in raw and _FAILED.search(raw) is not None
+        if not failed and phase in _UNPARSED_WHEN_OK:
+            # A tool call adds nothing when its step's response listed its actions; a result that
+            # did not fail, nothing but its index.
+            step_match = _STEP.search(raw)
+            facts = by_id.get(int(step_match.group(1))) if step_match is not None else None
+            if facts is not None and (phase == _TOOL_RESULT or facts.actions):
+                facts.events.append(index)
+                phase = b""
+        if phase in _PARSED or failed:
             event, _ = event_from_line(raw, line_no, run.run_id)
             _fold(run, by_id, event, index)
         elif phase in _KEPT or phase == _KEEP:

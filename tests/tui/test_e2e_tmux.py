@@ -112,3 +112,22 @@ def test_demo_then_replay_in_a_real_terminal(terminal: list[Terminal], tmp_path:
     replay.wait_for("match 1 of")
     replay.keys("q")
     replay.wait_for("EXIT=0")
+
+
+def test_diff_of_two_runs_that_diverge_in_a_real_terminal(terminal: list[Terminal], tmp_path: Path) -> None:
+    """`qitos-tui diff A B`: B skips A's step 3; the header names it, n walks the divergences."""
+    from tui.synthetic import synthetic_events, write_trace
+
+    a, b = tmp_path / "run_a", tmp_path / "run_b"
+    write_trace(a, synthetic_events(8, run_id="run_a", pause_at=None))
+    write_trace(b, (e for e in synthetic_events(8, run_id="run_b", pause_at=None) if e.step_id != 3))
+    diff = Terminal([sys.executable, "-m", "tui.cli", "diff", str(a), str(b)], tmp_path)
+    terminal.append(diff)
+    screen = diff.wait_for("first divergence at step 3")
+    assert "step 3 only in run A" in screen and "1 of 8 pairs differ" in screen
+    diff.keys("n")  # no later divergence: said, not a crash
+    diff.wait_for("no further divergence")
+    diff.keys("Up")
+    screen = diff.wait_for("A step 2 · B step 2")
+    diff.keys("q")
+    diff.wait_for("EXIT=0")
