@@ -16,8 +16,19 @@ UPSTREAM_TRACES = REPO.parent / "shared" / "traces"
 
 
 @pytest.fixture
-def upstream_trace_dirs() -> list[Path]:
-    """The run directories written by upstream QitOS, read in place; skip when absent."""
+def built_upstream_dirs(tmp_path: Path) -> list[Path]:
+    """Two upstream-format (v1) run directories written by the suite itself (no ../shared needed)."""
+    from upstream_format import write_upstream_folder
+
+    return [run.run_dir for run in write_upstream_folder(tmp_path / "upstream")]
+
+
+@pytest.fixture(params=["built", "shared"])
+def upstream_trace_dirs(request: pytest.FixtureRequest) -> list[Path]:
+    """Upstream-format run directories: the suite's own ("built"), and upstream's real samples in
+    ../shared/traces ("shared", an extra that skips when they are absent; it has no snapshot)."""
+    if request.param == "built":
+        return request.getfixturevalue("built_upstream_dirs")
     if not UPSTREAM_TRACES.is_dir():
         pytest.skip("../shared/traces is not present")
     dirs = sorted(p for p in UPSTREAM_TRACES.iterdir() if (p / "events.jsonl").is_file())

@@ -10,6 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from tui.crash import LastResort
+from tui.headless import EXIT_BAD_INPUT
 from tui.replay import HeadSource, manifest_tokens, read_manifest
 from tui.screens.dialogs import ErrorScreen
 from tui.screens.feeding import FIRST_PAINT_EVENTS
@@ -77,11 +78,14 @@ class QitosApp(LastResort, App[int]):
             )
 
     def _fatal(self, title: str, detail: str) -> None:
-        """Show the error panel; closing it ends the app with status 1."""
-        self.push_screen(ErrorScreen(title, detail), lambda _: self.exit(1, return_code=1))
+        """Show the error panel; closing it ends the app with the status `--headless` gives the
+        same failure (2: bad input), so scripts see one code either way."""
+        self.push_screen(
+            ErrorScreen(title, detail), lambda _: self.exit(EXIT_BAD_INPUT, return_code=EXIT_BAD_INPUT)
+        )
 
     def _open_path(self, path: Path) -> None:
-        from qitos.trace.reader import TraceError, is_run_dir, list_runs
+        from qitos.trace.reader import is_run_dir
 
         if not path.exists():
             self._fatal("Cannot replay", f"{path}: no such file or directory")
@@ -89,17 +93,18 @@ class QitosApp(LastResort, App[int]):
         if is_run_dir(path):
             self.open_run(path, from_list=False)
             return
-        try:
-            runs = list_runs(path)
-        except (TraceError, OSError) as exc:
-            self._fatal("Cannot list runs", f"{path}: {exc}")
-            return
-        if not runs:
-            self._fatal("No runs", f"{path} holds no run directories (manifest.json / events.jsonl)")
+        if not path.is_dir():
+            self._fatal("Cannot list runs", f"{path}: not a folder")
             return
         from tui.screens.run_list import RunListScreen
 
-        self.push_screen(RunListScreen(path, runs, lambda p: self.open_run(p, from_list=True)))
+        def empty(reason: str) -> None:
+            self._fatal("No runs" if "holds no run" in reason else "Cannot list runs", reason)
+
+        # The list reads the manifests itself, newest first, so its first rows do not wait for all.
+        self.push_screen(
+            RunListScreen(path, None, lambda p: self.open_run(p, from_list=True), on_empty=empty)
+        )
 
     def open_run(self, run_dir: Path, *, from_list: bool) -> None:
         """Open one run directory in a RunScreen over the current screen."""

@@ -26,6 +26,7 @@ FRAMES_PER_SECOND = "120"
 DEFAULT_TRACE_DIR = "./runs"
 DEMO_MEMORY_DIR = ".qitos/memory"
 DEMO_SKILLS_DB = ".qitos/skills.db"
+DEMO_STEP_DELAY = 0.6
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -56,9 +57,10 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--step-delay",
         type=float,
-        default=0.6,
+        default=None,  # None: not given (the default applies; --headless says nothing about it)
         metavar="S",
-        help="seconds to wait after each step so the run can be followed (default 0.6; 0 for none)",
+        help=f"seconds to wait after each step so the run can be followed (default {DEMO_STEP_DELAY}; "
+        "0 for none; the live view only)",
     )
     demo.add_argument("--workspace", help="folder for the demo project (default: a fresh temporary folder)")
     _common_run_args(demo)
@@ -200,13 +202,19 @@ def _command(argv: Sequence[str] | None) -> int:
             agent = build_agent(workspace=args.workspace, memory_dir=args.memory, skills_db=args.skills)
         except Exception as exc:  # a broken demo setup is reported, not dumped as a traceback
             return _report_error(args, "The demo agent could not be built", f"{type(exc).__name__}: {exc}")
-        return _run_agent(args, agent, TASK, step_delay=args.step_delay)
+        if args.headless and args.step_delay is not None:
+            print(
+                "qitos-tui: --step-delay paces the live view only; --headless runs at full speed",
+                file=sys.stderr,
+            )
+        step_delay = DEMO_STEP_DELAY if args.step_delay is None else args.step_delay
+        return _run_agent(args, agent, TASK, step_delay=step_delay)
     from tui.loader import AgentLoadError, load_agent_file
 
     try:
         loaded = load_agent_file(args.agent_file, args.task)
     except AgentLoadError as exc:
-        return _report_error(args, f"Cannot load {args.agent_file}", str(exc))
+        return _report_error(args, f"Cannot load {args.agent_file}", exc.reason)  # names the file once
     return _run_agent(args, loaded.agent, loaded.task, step_delay=0.0)
 
 
@@ -229,6 +237,11 @@ def _run_agent(args: argparse.Namespace, agent: object, task: object, *, step_de
     finally:
         # After the app has given the terminal back: what was sent, and what was lost.
         close_live(otel)
+        # An agent that holds stores (the demo's skill library) closes them once the app is gone
+        # (its browsers closed theirs on the way out): the last connection tidies up after SQLite.
+        close = getattr(agent, "close", None)
+        if callable(close):
+            close()
 
 
 def _store_options(args: argparse.Namespace, agent: object = None) -> dict[str, object]:

@@ -3,8 +3,10 @@
 The body of the run screen's follow worker. It watches the run directory with ``watchfiles.awatch``
 (a short debounce, so an appended line shows in tens of milliseconds) and, on each change, lets the
 TraceReader index the complete lines appended since, hands them to the same fold as the replay's
-background fold (the screen's event feed), and re-reads the run's status. It ends when the status
-is no longer "running": the writer finalized the run, or died without doing so ("interrupted").
+background fold (the screen's event feed), and re-reads the run's status. A pause is not an end (the
+writer holds its lock while paused, and the run resumes in the same file): following goes on
+through pause and resume, and ends when the status is final: the writer finalized the run, or died
+without doing so ("interrupted").
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from qitos.trace.events import STATUS_INTERRUPTED, STATUS_RUNNING, RunEvent
+from qitos.trace.events import STATUS_INTERRUPTED, STATUS_PAUSED, STATUS_RUNNING, RunEvent
 
 DEBOUNCE_MS = 50  # watchfiles groups changes this long; its 1.6 s default is too slow for a live view
 STEP_MS = 10
@@ -22,6 +24,8 @@ STEP_MS = 10
 # wakes the loop this often to probe the lock, so such a run ends as "interrupted" instead of
 # being followed for ever.
 LOCK_CHECK_MS = 1000
+# Statuses of a run that may still grow: its writer is alive (a paused writer keeps its lock).
+GOING_ON = frozenset({STATUS_RUNNING, STATUS_PAUSED})
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,7 @@ async def follow_run(
             deliver(events, start)
             start += len(events)
         on_status(status)
-        return None if status == STATUS_RUNNING else FollowEnd(status)
+        return None if status in GOING_ON else FollowEnd(status)
 
     # Lines written between the last fold and the watch starting are caught up here.
     end = await step()

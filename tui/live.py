@@ -160,6 +160,16 @@ class LiveRun:
         finally:
             self.engine_seconds += time.perf_counter() - began
 
+    def stop_paused(self) -> Any:
+        """End the paused run where it stands (nothing more runs): stopped, its trace finalised.
+
+        Quitting the app while paused calls this, so the manifest never says "paused" for a run
+        that nothing can resume any more. None when the run is not paused."""
+        snapshot, self.snapshot = self.snapshot, None
+        if snapshot is None or self.engine is None:
+            return None
+        return self._settle(self.engine.stop_paused(snapshot))
+
     def cancel(self) -> None:
         """Ask the Engine to stop at the next boundary (used when quitting a live run)."""
         if self.engine is not None and hasattr(self.engine, "request_cancel"):

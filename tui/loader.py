@@ -14,6 +14,11 @@ from typing import Any
 class AgentLoadError(Exception):
     """An agent file that cannot be used; the message names the file and the cause in one line."""
 
+    def __init__(self, path: str | Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = str(path)
+        self.reason = reason  # the cause alone, for messages that name the file already
+
 
 @dataclass(frozen=True)
 class LoadedAgent:
@@ -34,7 +39,9 @@ def _where(exc: BaseException, path: Path) -> str:
 
 def describe_exception(exc: BaseException, path: Path | None = None) -> str:
     """``TypeName: message`` plus the line in the agent file, for one-line error reports."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    # A SyntaxError's str() names the file and line itself ("(x.py, line 1)"): its bare message.
+    message = exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)
+    text = message.strip().splitlines()[0] if message.strip() else ""
     where = _where(exc, path) if path is not None else ""
     return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
 
@@ -43,16 +50,16 @@ def import_agent_module(path: str | Path) -> Any:
     """Import ``path`` as a fresh module, so its own imports of siblings work as in a script."""
     file = Path(path).expanduser()
     if not file.exists():
-        raise AgentLoadError(f"{path}: no such file")
+        raise AgentLoadError(path, "no such file")
     if not file.is_file():
-        raise AgentLoadError(f"{path}: not a file")
+        raise AgentLoadError(path, "not a file")
     if file.suffix != ".py":
-        raise AgentLoadError(f"{path}: not a Python file (expected a .py file)")
+        raise AgentLoadError(path, "not a Python file (expected a .py file)")
     file = file.resolve()
     name = f"qitos_user_agent_{uuid.uuid4().hex[:8]}"
     spec = importlib.util.spec_from_file_location(name, file)
     if spec is None or spec.loader is None:
-        raise AgentLoadError(f"{path}: cannot be imported as a Python module")
+        raise AgentLoadError(path, "cannot be imported as a Python module")
     module = importlib.util.module_from_spec(spec)
     # The file's folder goes first on sys.path so `import helpers` next to it works.
     sys.path.insert(0, str(file.parent))
@@ -61,12 +68,12 @@ def import_agent_module(path: str | Path) -> Any:
         spec.loader.exec_module(module)
     except SystemExit as exc:
         sys.modules.pop(name, None)
-        raise AgentLoadError(f"{path}: exited while importing (SystemExit {exc.code})") from None
+        raise AgentLoadError(path, f"exited while importing (SystemExit {exc.code})") from None
     except BaseException as exc:  # noqa: BLE001 - any import failure becomes one clear line
         sys.modules.pop(name, None)
         if isinstance(exc, KeyboardInterrupt):
             raise
-        raise AgentLoadError(f"{path}: failed to import: {describe_exception(exc, file)}") from exc
+        raise AgentLoadError(path, f"failed to import: {describe_exception(exc, file)}") from exc
     finally:
         if sys.path and sys.path[0] == str(file.parent):
             sys.path.pop(0)
@@ -78,19 +85,19 @@ def build_agent_from_module(module: Any, path: str | Path) -> Any:
     factory = getattr(module, "build_agent", None)
     if factory is not None:
         if not callable(factory):
-            raise AgentLoadError(f"{path}: build_agent is not callable")
+            raise AgentLoadError(path, "build_agent is not callable")
         try:
             agent = factory()
         except Exception as exc:  # noqa: BLE001 - a failing factory is the user's error to see
             raise AgentLoadError(
-                f"{path}: build_agent() raised {describe_exception(exc, Path(path).resolve())}"
+                path, f"build_agent() raised {describe_exception(exc, Path(path).resolve())}"
             ) from exc
         if agent is None:
-            raise AgentLoadError(f"{path}: build_agent() returned None instead of an agent")
+            raise AgentLoadError(path, "build_agent() returned None instead of an agent")
         return agent
     agent = getattr(module, "agent", None)
     if agent is None:
-        raise AgentLoadError(f"{path}: defines neither build_agent() nor a module-level `agent`")
+        raise AgentLoadError(path, "defines neither build_agent() nor a module-level `agent`")
     return agent
 
 
@@ -99,8 +106,8 @@ def load_agent_file(path: str | Path, task_override: str | None = None) -> Loade
     module = import_agent_module(path)
     agent = build_agent_from_module(module, path)
     if not hasattr(agent, "init_state") or not hasattr(agent, "reduce"):
-        raise AgentLoadError(f"{path}: the agent ({type(agent).__name__}) is not a qitos AgentModule")
+        raise AgentLoadError(path, f"the agent ({type(agent).__name__}) is not a qitos AgentModule")
     task = task_override if task_override is not None else getattr(module, "TASK", None)
     if task is None or (isinstance(task, str) and not task.strip()):
-        raise AgentLoadError(f"{path}: no task: pass --task or define a module-level TASK")
+        raise AgentLoadError(path, "no task: pass --task or define a module-level TASK")
     return LoadedAgent(agent=agent, task=task, source=Path(path).resolve())

@@ -52,7 +52,7 @@ DISPLAY_STATUS = {
     STATUS_RUNNING: "live",
     STATUS_PAUSED: "paused",
     STATUS_COMPLETED: "finished",
-    STATUS_STOPPED: "finished",
+    STATUS_STOPPED: "stopped",  # cancelled (quit while paused, or on request): not finished
     STATUS_FAILED: "failed",
     STATUS_INTERRUPTED: "interrupted",
 }
@@ -125,6 +125,7 @@ class Exchange:
     # 1 GB trace has a hundred thousand steps and exchanges to keep in memory.
     tool_calls: tuple[int, ...] = ()
     tool_results: tuple[int, ...] = ()
+    errors: tuple[int, ...] = ()  # failed attempts of this model call (error events), in order
     tokens: int = 0
 
 
@@ -160,6 +161,7 @@ class StepSummary:
     action: str = ""
     ok: bool = True
     error: str | None = None
+    retries: int = 0  # failed attempts that were retried (the step may still have succeeded)
     tokens: int = 0
     used_units: int | None = None
     budget: Budget | None = None
@@ -231,6 +233,9 @@ class RunStore:
         self.exchange_by_id: dict[str, int] = {}
         self.pause: PauseInfo | None = None
         self.error_count = 0
+        # The error that ended the run (its event payload), kept for the header and the dialog.
+        self.failure: dict[str, Any] | None = None
+        self.failure_step: int | None = None
         self.unknown_kinds: dict[str, int] = {}
         # Sentences for the status bar about what the fold kept raw (unknown or missing kinds).
         self.notices: list[str] = []
@@ -295,7 +300,8 @@ class RunStore:
         shown = _SHOWN_PHASES.get(phase)
         if shown is not None:
             step.phase = shown
-        if not ev.ok:
+        # A retry is not a failure yet.
+        if not ev.ok and not (phase == EventKind.ERROR and ErrorInfo.read(p).retrying is True):
             step.ok = False
             step.error = short(ev.error or p.get("message") or phase, 80)
         handler = _HANDLERS.get(phase)
@@ -377,8 +383,9 @@ class RunStore:
         pos = self._by_call.pop(str(call_id(p)), None)  # answered: the id is not needed again
         ex = self.exchanges[pos] if pos is not None else self._last_exchange(step, i)
         ex.tool_results += (i,)
-        if p.get("ok") is not True and "ok" in p:
+        if p.get("ok") is not True or "attempts" in p:  # a plain success needs no reading
             result = ToolResult.read(p)
+            step.retries += max(0, (result.attempts or 1) - 1)  # attempts that failed before the last
             if not result.ok:
                 step.ok = False
                 step.error = short(f"{result.tool or 'tool'}: {result.error}", 80)
@@ -466,9 +473,22 @@ class RunStore:
     def _on_error(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         step.errors += (i,)
         self.error_count += 1
-        step.ok = False
         info = ErrorInfo.read(p)
+        # A failed model call belongs to its exchange (by request id; a parse error to the answer
+        # it could not read): the Exchanges pane shows it there.
+        request_id = info.details.request_id
+        pos = self.exchange_by_id.get(request_id) if request_id is not None else None
+        if pos is None and info.category in ("model", "parse") and step.exchanges:
+            pos = step.exchanges[-1]
+        if pos is not None:
+            self.exchanges[pos].errors += (i,)
+        if info.retrying is True:
+            step.retries += 1
+            return
+        step.ok = False
         step.error = short(f"{info.category}: {info.message if info.message is not None else ev.error}", 80)
+        if info.category != "tool":  # a failed tool call is the agent's to handle; the run goes on
+            self.failure, self.failure_step = p, step.step
 
     def _on_run_end(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
         end = RunEnd.read(p)

@@ -93,6 +93,11 @@ class DemoAgent(AgentModule):
         super().__init__(tool_registry=registry, **kwargs)
         self.tools = tools
 
+    def close(self) -> None:
+        """Close the skill library: as the last connection to it, it folds its write-ahead log in
+        and SQLite removes ``skills.db-wal`` / ``-shm``, so the database file alone is left."""
+        self.tools.skills.close()
+
     def build_engine(self, **engine_kwargs: Any) -> Any:
         """An Engine with room for the demo's steps (the default budget stops at 10)."""
         engine_kwargs.setdefault("budget", RuntimeBudget(max_steps=MAX_STEPS))

@@ -79,6 +79,11 @@ class DemoTools:
     @tool(name="publish_skill")
     def publish_skill(self, name: str, description: str, procedure: str) -> str:
         """Publish a procedure to the skill library as a new immutable version."""
+        # Run again over the same library, the demo finds its procedures already there: a
+        # version identical to one published earlier is not published a second time.
+        for earlier in self.skills.versions(name):
+            if (earlier.source, earlier.description) == (procedure, description):
+                return f"already published as {earlier.name} v{earlier.version} (identical)"
         current = self.skills.get(name)
         expected = current.version if current is not None else 0
         stored = self.skills.add_or_update(

@@ -75,6 +75,7 @@ class ActMixin:
                 "result": jsonable(outcome.result),
                 "error": outcome.error,
                 "attempts": outcome.attempts,
+                "max_attempts": outcome.max_attempts,
                 "latency_ms": round(outcome.latency_ms, 3),
             },
             ok=outcome.ok,

@@ -239,6 +239,35 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         finally:
             self._busy.release()
 
+    def stop_paused(self, snapshot: RuntimeSnapshot) -> EngineResult[StateT]:
+        """End a paused run where it stands, running nothing more: it stops as cancelled
+        (status "stopped") and its trace is finalised, so a run given up while paused never stays
+        "paused" in its manifest."""
+        if not isinstance(snapshot, RuntimeSnapshot):
+            raise TypeError(f"stop_paused needs a RuntimeSnapshot, got {type(snapshot).__name__}")
+        run = snapshot.run
+        if not isinstance(run, RunState) or run.engine_id != id(self):
+            raise ValueError("this snapshot was not paused by this Engine")
+        if run.status != STATUS_PAUSED or run.snapshot is not snapshot:
+            raise ValueError(f"run {run.run_id!r} is not paused at this snapshot (status {run.status!r})")
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError("this Engine is already running")
+        try:
+            run.status = STATUS_RUNNING
+            run.snapshot = None
+            run.segment_start = self.clock()
+            with sink.bind(self._sink_emitter(run)):
+                self._emit(
+                    run,
+                    EventKind.CHECK_STOP,
+                    {"stage": "cancel", "detail": f"stopped while paused by {snapshot.policy_id}"},
+                    step_id=snapshot.step_id,
+                )
+                self._set_stop(run, StopReason.CANCELLED_IMMEDIATE)
+                return self._finish(run)
+        finally:
+            self._busy.release()
+
     def _resume_locked(self, run: RunState, snapshot: RuntimeSnapshot) -> EngineResult[StateT]:
         run.status = STATUS_RUNNING
         run.snapshot = None

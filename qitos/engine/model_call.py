@@ -94,13 +94,18 @@ class ModelCaller:
         start = engine.clock()
         try:
             response = self.model.complete(request.messages, tools=tool_specs or None)
-        except QitosRuntimeError:
+        except QitosRuntimeError as exc:
+            # Which request failed and how long it took: the UI shows the failure where it happened.
+            exc.info.details.setdefault("request_id", request.request_id)
+            exc.info.details.setdefault("latency_ms", round((engine.clock() - start) * 1000, 3))
             raise
         except Exception as exc:  # noqa: BLE001 - any provider failure is a model error
             raise ModelExecutionError.make(
                 f"model {self.model_id!r} failed: {type(exc).__name__}: {exc}",
                 phase="DECIDE",
                 step_id=step_id,
+                request_id=request.request_id,
+                latency_ms=round((engine.clock() - start) * 1000, 3),
             ) from exc
         latency_ms = (engine.clock() - start) * 1000
         if not isinstance(response, ModelResponse):

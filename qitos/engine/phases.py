@@ -47,6 +47,9 @@ class PhaseMixin:
                 exc.info.step_id = run.step_count
                 exc.info.phase = exc.info.phase or "DECIDE"
                 retry = self.recovery_policy.should_retry(exc.info, retries, run.recoveries)
+                # "attempt n of m" for the trace and the UI (m: the first try and the step's retries).
+                exc.info.details.setdefault("attempt", retries + 1)
+                exc.info.details.setdefault("max_attempts", self.recovery_policy.max_retries_per_step + 1)
                 self._report_error(run, exc, retrying=retry)
                 if not retry:
                     run.error = exc.info.to_dict()

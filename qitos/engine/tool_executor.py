@@ -22,6 +22,7 @@ class ToolOutcome:
     error: str | None = None
     error_category: str | None = None
     attempts: int = 0
+    max_attempts: int = 0  # the first try and the retries allowed ("attempt n of m")
     latency_ms: float = 0.0
     timed_out: bool = False
     origin: dict[str, Any] = field(default_factory=dict)
@@ -82,6 +83,7 @@ class ToolExecutor:
                     ok=True,
                     result=value,
                     attempts=attempts,
+                    max_attempts=retries + 1,
                     latency_ms=(self.timer() - start) * 1000,
                     origin=dict(tool_obj.origin),
                 )
@@ -91,6 +93,7 @@ class ToolExecutor:
             error=error,
             error_category="tool",
             attempts=attempts,
+            max_attempts=retries + 1,
             latency_ms=(self.timer() - start) * 1000,
             timed_out=timed_out,
             origin=dict(tool_obj.origin),

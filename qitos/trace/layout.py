@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from qitos.trace import lock
-from qitos.trace.events import STATUS_INTERRUPTED, STATUS_RUNNING
+from qitos.trace.events import STATUS_INTERRUPTED, STATUS_PAUSED, STATUS_RUNNING
 
 SCHEMA_VERSION = "v1"
 MANIFEST_FILE = "manifest.json"
@@ -31,10 +31,11 @@ def count_lines(path: Path) -> int:
 
 
 def effective_status(manifest: dict[str, Any], run_dir: Path) -> str:
-    """The manifest's status, or "interrupted" when it says running but no writer holds the lock."""
+    """The manifest's status, or "interrupted" when it says running or paused but no writer holds
+    the lock (a paused writer keeps it: without one, nothing can resume that run)."""
     status = manifest.get("status")
     if not isinstance(status, str) or not status:
         return STATUS_RUNNING if lock.writer_alive(run_dir) else STATUS_UNKNOWN
-    if status == STATUS_RUNNING and not lock.writer_alive(run_dir):
+    if status in (STATUS_RUNNING, STATUS_PAUSED) and not lock.writer_alive(run_dir):
         return STATUS_INTERRUPTED
     return status

@@ -11,21 +11,37 @@ LOCK_NAME = "writer.lock"
 
 def acquire(run_dir: Path) -> int | None:
     """Take the exclusive writer lock of ``run_dir``; the locked fd, or None if another writer has it."""
-    fd = os.open(run_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+    path = run_dir / LOCK_NAME
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        except BaseException:
+            os.close(fd)
+            raise
+        # A writer that released the lock removes its file (see release): if that happened between
+        # our open and our flock, we hold a lock on a file no one else can find. Try the new one.
+        try:
+            current = os.stat(path).st_ino
+        except FileNotFoundError:
+            current = None
+        if current == os.fstat(fd).st_ino:
+            return fd
         os.close(fd)
-        return None
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
 
 
-def release(fd: int) -> None:
-    """Release a lock taken with :func:`acquire` (closing the fd drops the flock)."""
+def release(fd: int, run_dir: Path | None = None) -> None:
+    """Release a lock taken with :func:`acquire`; with ``run_dir``, remove the lock file too (while
+    still holding the lock, so that no other writer can be holding it), leaving no trace of it."""
     try:
+        if run_dir is not None:
+            try:
+                (run_dir / LOCK_NAME).unlink()
+            except FileNotFoundError:
+                pass
         fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)

@@ -325,6 +325,7 @@ class ToolResult:
     result: Any
     error: str | None
     attempts: int | None
+    max_attempts: int | None
     latency_ms: float | None
 
     @classmethod
@@ -339,6 +340,7 @@ class ToolResult:
             result=p.get("result"),
             error=None if error is None else as_text(error),
             attempts=as_int(p.get("attempts")),
+            max_attempts=as_int(p.get("max_attempts")),
             latency_ms=as_float(p.get("latency_ms")),
         )
 
@@ -457,24 +459,57 @@ class LifecycleResume:
 
 
 @dataclass(frozen=True, slots=True)
+class ErrorDetails:
+    """An error's ``details``: the adapter's failure kind, HTTP status, attempt n of m, latency."""
+
+    kind: str | None
+    status: int | None
+    attempt: int | None
+    max_attempts: int | None
+    attempts: int | None  # a tool call's attempts in all, when no attempt number is given
+    latency_ms: float | None
+    request_id: str | None
+
+    @classmethod
+    def read(cls, value: Any) -> ErrorDetails:
+        """The details from their object (anything else reads as none known)."""
+        d = as_dict(value)
+        return cls(
+            kind=as_str(d.get("kind")) or None,
+            status=as_int(d.get("status")),
+            attempt=as_int(d.get("attempt")),
+            max_attempts=as_int(d.get("max_attempts")),
+            attempts=as_int(d.get("attempts")),
+            latency_ms=as_float(d.get("latency_ms")),
+            request_id=as_str(d.get("request_id")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorInfo:
-    """``error``: its category, message, the phase it came from, whether the run went on."""
+    """``error``: its category, message, the phase it came from, whether the run went on, and
+    whether the Engine is retrying (None when the event does not say)."""
 
     category: str
     message: str | None
     phase: str
     recoverable: bool
+    retrying: bool | None
+    details: ErrorDetails
 
     @classmethod
     def read(cls, payload: Any) -> ErrorInfo:
         """The error from its payload."""
         p = as_dict(payload)
         message = p.get("message")
+        retrying = p.get("retrying")
         return cls(
             category=as_text(p.get("category")) or "error",
             message=None if message is None else as_text(message),
             phase=as_text(p.get("phase")),
             recoverable=as_bool(p.get("recoverable")),
+            retrying=retrying if isinstance(retrying, bool) else None,
+            details=ErrorDetails.read(p.get("details")),
         )
 
 

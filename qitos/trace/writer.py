@@ -16,7 +16,6 @@ from qitos.trace.errors import TraceError
 from qitos.trace.events import (
     STATUS_COMPLETED,
     STATUS_FAILED,
-    STATUS_PAUSED,
     STATUS_RUNNING,
     STATUS_STOPPED,
     RunEvent,
@@ -25,7 +24,9 @@ from qitos.trace.events import (
 from qitos.trace.layout import EVENTS_FILE, MANIFEST_FILE, SCHEMA_VERSION, STEPS_FILE, count_lines
 from qitos.trace.redact import Redactor
 
-FINAL_STATUSES = frozenset({STATUS_COMPLETED, STATUS_FAILED, STATUS_PAUSED, STATUS_STOPPED})
+# "paused" is not final: a paused run keeps its writer (and lock) and goes on in the same files; a
+# follower reading "paused" as an end would stop at the pause (see update_manifest for a pause).
+FINAL_STATUSES = frozenset({STATUS_COMPLETED, STATUS_FAILED, STATUS_STOPPED})
 
 # A run id names a directory: keep it to one plain path component.
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$")
@@ -144,8 +145,9 @@ class TraceWriter:
     def finalize(self, *, status: str, summary: dict[str, Any]) -> None:
         """Write the final manifest with ``status`` and ``summary`` and release the writer lock.
 
-        A paused run may be continued by writing again: the writer then retakes the lock and
-        marks the run running until the next finalize.
+        A finalized run may be continued by writing again: the writer then retakes the lock and
+        marks the run running until the next finalize. A pause is not final: record it with
+        ``update_manifest(status="paused")``, which keeps the lock.
         """
         if status not in FINAL_STATUSES:
             raise ValueError(f"final status must be one of {sorted(FINAL_STATUSES)}, not {status!r}")
@@ -215,7 +217,7 @@ class TraceWriter:
                 fh.close()
         self._events = self._steps = None
         if self._lock_fd is not None:
-            lock.release(self._lock_fd)
+            lock.release(self._lock_fd, self.run_dir)  # no writer.lock is left once the run ends
             self._lock_fd = None
 
     def _reopen_if_finalized(self) -> None:

@@ -106,7 +106,7 @@ async def memory_latency(root: Path, samples: int, label: str) -> None:
     app = make_memory_app(root)
     async with app.run_test(size=(120, 40)):
         browser = app.browser
-        await wait_until(lambda: browser.revision >= 1 and browser.live, timeout=60, what="first scan")
+        await wait_until(lambda: browser.loads >= 1 and browser.live, timeout=60, what="first load")
 
         def updated(n: int, _line: str) -> bool:
             row = browser.view.record("rec-bench") if browser.view else None
@@ -147,7 +147,7 @@ async def big_memory(root: Path, samples: int) -> None:
     app = make_memory_app(root, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         browser = app.browser
-        await wait_until(lambda: browser.revision >= 1, timeout=120, what="first scan")
+        await wait_until(lambda: browser.loads >= 1, timeout=120, what="the whole load")
         render_visible(browser.query_one(VirtualList))
         first = time.perf_counter() - start
         count = len(browser.rows)

@@ -7,12 +7,14 @@ Usage::
     python browser_writer.py delete ROOT RECORD_ID          # delete a record through MemdirMemory
     python browser_writer.py unlink ROOT RECORD_ID          # remove a record file behind the memory's back
     python browser_writer.py publish DB NAMESPACE NAME SOURCE   # publish the next version of a skill
-    python browser_writer.py serve ROOT                     # edit rec-bench on each stdin line; print the time
+    python browser_writer.py save ROOT RECORD_ID TEXT STYLE # save a body as an editor does (SAVE_STYLES)
+    python browser_writer.py serve ROOT [STYLE]             # edit rec-bench on each stdin line; print the time
     python browser_writer.py serve-skills DB NAMESPACE NAME # publish a version per stdin line; print the time
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -33,6 +35,44 @@ def edit(root: Path, record_id: str, text: str) -> None:
         out.seek(0)
         out.write(data[:end] + text)
         out.truncate()
+
+
+SAVE_STYLES = ("in-place", "rename-beside", "rename-elsewhere", "vim")
+
+
+def save(root: Path, record_id: str, text: str, style: str, n: int = 0) -> None:
+    """Replace a record's body the way an editor saves it (``style`` one of SAVE_STYLES)."""
+    if style == "in-place":
+        edit(root, record_id, text)
+        return
+    path = root / "records" / record_filename(record_id)
+    data = path.read_text(encoding="utf-8")
+    new = data[: data.index("\n---\n", 3) + 5] + text
+    if style == "rename-beside":
+        # Any temp name beside the file: a different editor's habit on each save.
+        names = (f"{path.name}.tmp{n}", f".goutputstream-{n:06X}", f"tmp{n}x9", f"{path.stem}.{n}.md.new")
+        temp = path.with_name(names[n % len(names)])
+        temp.write_text(new, encoding="utf-8")
+        os.replace(temp, path)
+    elif style == "rename-elsewhere":
+        temp = root.parent / f".{root.name}-save-{n}"
+        temp.write_text(new, encoding="utf-8")
+        os.replace(temp, path)
+    elif style == "vim":
+        # vim's default: probe the folder with "4913", keep a swap file open, move the original to
+        # a `~` backup, write the new file, drop the backup.
+        probe = path.with_name("4913")
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+        swap = path.with_name(f".{path.name}.swp")
+        swap.write_bytes(b"b0VIM 9.0" + bytes(100))
+        backup = path.with_name(path.name + "~")
+        os.replace(path, backup)
+        path.write_text(new, encoding="utf-8")
+        backup.unlink()
+        swap.unlink()
+    else:
+        raise ValueError(f"unknown save style {style!r}")
 
 
 def main(argv: list[str]) -> int:
@@ -59,12 +99,15 @@ def main(argv: list[str]) -> int:
                 ToolArtifact(name=argv[3], description="published by another process", source=argv[4])
             )
         print(stored.version)
+    elif command == "save":
+        save(target, argv[2], argv[3], argv[4])
     elif command == "serve":
         # One process for many samples: a line on stdin triggers an edit; the monotonic time is printed
         # (CLOCK_MONOTONIC is system-wide on Linux, so the benchmark can compare it with its own).
+        style = argv[2] if len(argv) > 2 else "in-place"
         for n, _line in enumerate(sys.stdin):
             stamp = time.monotonic()
-            edit(target, "rec-bench", f"sample {n}")
+            save(target, "rec-bench", f"sample {n}", style, n)
             print(stamp, flush=True)
     elif command == "serve-skills":
         with SqliteToolLibrary(target, namespace=argv[2]) as library:

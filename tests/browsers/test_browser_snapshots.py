@@ -25,7 +25,7 @@ RECALL = {
 
 
 async def _memory_ready(pilot) -> None:  # type: ignore[no-untyped-def]
-    await wait_until(lambda: pilot.app.browser.revision >= 1, what="the first scan")
+    await wait_until(lambda: pilot.app.browser.loads >= 1, what="the whole first load")
     await pilot.pause()
 
 

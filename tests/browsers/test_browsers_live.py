@@ -17,7 +17,7 @@ async def test_memory_browser_follows_another_process(memory_root: Path) -> None
     app = make_memory_app(memory_root)
     async with app.run_test(size=(100, 30)):
         browser = app.browser
-        await wait_until(lambda: browser.revision >= 1 and browser.live, what="first scan and watcher")
+        await wait_until(lambda: browser.loads >= 1 and browser.live, what="first load and watcher")
 
         def content(record_id: str) -> str | None:
             row = browser.view.record(record_id) if browser.view else None
@@ -68,7 +68,7 @@ async def test_recall_marks_follow_the_disk(memory_root: Path) -> None:
     }
     async with app.run_test(size=(100, 30)):
         browser = app.browser
-        await wait_until(lambda: browser.revision >= 1 and browser.live, what="first scan and watcher")
+        await wait_until(lambda: browser.loads >= 1 and browser.live, what="first load and watcher")
         browser.show_recall(3, [recall])
         assert browser.marks["rec-004"].status is RecallStatus.UNCHANGED
         run_writer("edit", memory_root, "rec-004", "Fixed add(); the linter still complains.")

@@ -15,7 +15,7 @@ from tui.browsers.memory_render import RecordList
 
 
 async def _loaded(app, pilot) -> None:  # type: ignore[no-untyped-def]
-    await wait_until(lambda: app.browser.revision >= 1, what="the first scan")
+    await wait_until(lambda: app.browser.loads >= 1, what="the whole first load")
     await pilot.pause()
 
 
@@ -205,7 +205,7 @@ async def test_ten_thousand_records_stay_responsive(tmp_path: Path) -> None:
     root = build_many_records(tmp_path / "many", 10_000)
     app = make_memory_app(root, watch=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(lambda: app.browser.revision >= 1, timeout=30, what="the first scan")
+        await wait_until(lambda: app.browser.loads >= 1, timeout=30, what="the whole first load")
         await pilot.pause()
         assert len(app.browser.rows) == 10_000
         browser = app.browser

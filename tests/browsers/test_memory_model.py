@@ -8,28 +8,38 @@ from browser_builders import build_memory_root, run_writer
 
 from qitos.kit.memory.memdir_format import record_filename
 from qitos.kit.memory.memdir_memory import MemdirMemory
-from tui.browsers.memory_model import (
-    RecallStatus,
-    RowKind,
-    build_view,
-    changed_keys,
-    filter_rows,
-    gone_rows,
-    patch_view,
-    read_local_changes,
-    recall_marks,
-)
+from tui.browsers.memory_files import load_table, reread
+from tui.browsers.memory_model import RecallStatus, RowKind, filter_rows, gone_rows, recall_marks
+from tui.browsers.memory_table import MemoryTable
 
 
-def _view(root: Path, global_root: Path | None = None):  # type: ignore[no-untyped-def]
-    memory = MemdirMemory(str(root), global_memory_dir=str(global_root) if global_root else None)
-    return build_view(memory.scan(include_global=True), memory)
+def _view(root: Path, global_root: Path | None = None) -> MemoryTable:
+    return load_table(root.resolve(), global_root.resolve() if global_root else None)
+
+
+def _same(patched: MemoryTable, full: MemoryTable) -> None:
+    """A table patched file by file holds exactly what a fresh load of the disk holds."""
+    assert patched.rows() == full.rows()
+    assert (patched.local, patched.global_, patched.rejected) == (full.local, full.global_, full.rejected)
+
+
+def _patch(table: MemoryTable, paths: list[Path], root: Path, global_root: Path | None = None) -> bool:
+    """Apply re-read files to ``table`` as the browser does; returns whether a full load was asked for."""
+    changes, rescan = reread(
+        [str(p) for p in paths], root.resolve(), global_root.resolve() if global_root else None
+    )
+    for file_key, row in changes:
+        if row is None:
+            table.remove(file_key)
+        else:
+            table.put(row)
+    return rescan
 
 
 def test_rows_newest_first_then_rejected_with_reasons(memory_root: Path, global_root: Path) -> None:
     """Local and global records newest first (global marked), then the malformed file and the symlink."""
     view = _view(memory_root, global_root)
-    records = [r for r in view.rows if r.kind is RowKind.RECORD]
+    records = [r for r in view.rows() if r.kind is RowKind.RECORD]
     assert [r.record_id for r in records] == [
         "rec-005",
         "rec-004",
@@ -42,7 +52,7 @@ def test_rows_newest_first_then_rejected_with_reasons(memory_root: Path, global_
     assert {r.scope for r in records[-2:]} == {"global"} and all(r.read_only for r in records[-2:])
     assert not records[0].read_only
     assert (view.local, view.global_, view.rejected) == (5, 2, 2)
-    rejected = [r for r in view.rows if r.kind is RowKind.REJECTED]
+    rejected = [r for r in view.rows() if r.kind is RowKind.REJECTED]
     reasons = sorted(r.reason for r in rejected)
     assert reasons[0].startswith("missing front matter") and reasons[1] == "symlink (never followed)"
     assert all(r.read_only and r.path.startswith("records/") for r in rejected)
@@ -52,18 +62,30 @@ def test_rows_newest_first_then_rejected_with_reasons(memory_root: Path, global_
     assert first.size == (memory_root / first.path).stat().st_size
 
 
-def test_changed_keys_follow_another_process(memory_root: Path) -> None:
-    """An edit, an addition and a deletion by another process show up as changed and removed rows."""
-    before = _view(memory_root)
-    assert changed_keys(None, before) == (set(), [])
+def test_rows_agree_with_what_memdir_recalls(memory_root: Path, global_root: Path) -> None:
+    """The browser's own reader lists what MemdirMemory.scan finds, in its order, and rejects the same."""
+    memory = MemdirMemory(str(memory_root), global_memory_dir=str(global_root))
+    scan = memory.scan()
+    local = [e.record.record_id for e in reversed(scan.entries) if e.scope == "local"]
+    glob = [e.record.record_id for e in reversed(scan.entries) if e.scope == "global"]
+    rows = _view(memory_root, global_root).rows()
+    assert [r.record_id for r in rows if r.kind is RowKind.RECORD] == local + glob
+    assert sorted((r.reason, r.path) for r in rows if r.kind is RowKind.REJECTED) == sorted(
+        (r.reason, f"records/{r.path.name}") for r in scan.rejected
+    )
+    for row in rows:
+        if row.kind is RowKind.RECORD:
+            assert row.content == memory.get(row.record_id).content if row.scope == "local" else True
+
+
+def test_a_reload_follows_another_process(memory_root: Path) -> None:
+    """An edit, an addition and a deletion by another process show in the next load."""
     run_writer("edit", memory_root, "rec-002", "Root cause: add() used minus.")
     run_writer("add", memory_root, "rec-006", "a new fact")
     run_writer("delete", memory_root, "rec-003")
     after = _view(memory_root)
-    changed, removed = changed_keys(before, after)
-    assert changed == {"record:rec-002", "record:rec-006"}
-    assert [r.record_id for r in removed] == ["rec-003"]
     assert after.record("rec-002").content == "Root cause: add() used minus."  # type: ignore[union-attr]
+    assert after.record("rec-006") is not None and after.record("rec-003") is None
 
 
 def test_recall_marks_compare_recalled_content_with_disk(memory_root: Path) -> None:
@@ -110,55 +132,68 @@ def test_filter_matches_every_word_case_insensitively(tmp_path: Path) -> None:
             ("c-3", "user", 5, "x"),
         ],
     )
-    rows = _view(root).rows
+    rows = _view(root).rows()
     assert [r.record_id for r in filter_rows(rows, "BETA")] == ["b-2", "a-1"]
     assert [r.record_id for r in filter_rows(rows, "gamma user")] == ["a-1"]
     assert [r.record_id for r in filter_rows(rows, "tool")] == ["b-2"]
     assert [r.record_id for r in filter_rows(rows, "c-3")] == ["c-3"]
     assert len(filter_rows(rows, "  ")) == 3
     assert filter_rows(rows, "zzz") == []
+    table = _view(root)
+    for words in ("BETA", "gamma user", "tool", "c-3", "  ", "zzz", "b", "be", "bet", "beta o"):
+        table.set_filter(words)  # the table's filter (narrowing from the last one) agrees
+        assert [table.row(k) for k in table.shown] == filter_rows(rows, words), words
 
 
-def test_fast_path_patches_edits_additions_and_deletions(memory_root: Path) -> None:
-    """read_local_changes + patch_view give the same rows as a full scan for clean changes."""
-    memory = MemdirMemory(str(memory_root))
-    before = build_view(memory.scan(), memory)
+def test_per_file_patches_agree_with_a_full_load(memory_root: Path, global_root: Path) -> None:
+    """Edits, additions, deletions, broken files, stray names and global changes: patch == reload."""
+    table = _view(memory_root, global_root)
     run_writer("edit", memory_root, "rec-002", "edited")
     run_writer("add", memory_root, "rec-006", "added")
     run_writer("unlink", memory_root, "rec-003")
     records = memory_root / "records"
-    paths = [str(records / record_filename(i)) for i in ("rec-002", "rec-006", "rec-003")]
-    patch = read_local_changes(memory, paths)
-    assert patch is not None
-    upserts, gone = patch
-    assert {r.record_id for r in upserts} == {"rec-002", "rec-006"} and gone == {
-        f"records/{record_filename('rec-003')}"
-    }
-    patched = patch_view(before, upserts, gone)
-    full = build_view(memory.scan(), memory)
-    assert patched.rows == full.rows and (patched.local, patched.rejected) == (full.local, full.rejected)
-    assert changed_keys(patched, full) == (set(), [])
-
-
-def test_fast_path_defers_to_the_full_scan_when_unsure(memory_root: Path, global_root: Path) -> None:
-    """Malformed files, symlinks, stray names and global changes are left to the full scan (None)."""
-    memory = MemdirMemory(str(memory_root), global_memory_dir=str(global_root))
-    records = memory_root / "records"
-    assert read_local_changes(memory, [str(records / record_filename("broken-1"))]) is None  # malformed
-    assert read_local_changes(memory, [str(records / record_filename("link-1"))]) is None  # symlink
     (records / "notes.md").write_text("x", encoding="utf-8")
-    assert read_local_changes(memory, [str(records / "notes.md")]) is None
-    assert read_local_changes(memory, [str(global_root / "records" / record_filename("glob-001"))]) is None
+    (records / record_filename("rec-004")).write_text("broken now", encoding="utf-8")
+    glob = global_root / "records" / record_filename("glob-001")
+    glob.unlink()
+    changed = [records / record_filename(i) for i in ("rec-002", "rec-006", "rec-003", "rec-004")]
+    assert not _patch(table, [*changed, records / "notes.md", glob], memory_root, global_root)
+    _same(table, _view(memory_root, global_root))
+    assert table.rejected == 4 and table.record("glob-001") is None
 
 
-def test_fast_path_turns_a_repaired_file_into_a_record(memory_root: Path) -> None:
+def test_a_repaired_file_replaces_its_rejected_row(memory_root: Path) -> None:
     """A rejected file that becomes a valid record replaces its rejected row."""
-    memory = MemdirMemory(str(memory_root))
-    before = build_view(memory.scan(), memory)
+    table = _view(memory_root)
     broken = memory_root / "records" / record_filename("broken-1")
     broken.write_text("---\nrecord_id: broken-1\nrole: user\nstep_id: 9\n---\nrepaired", encoding="utf-8")
-    patch = read_local_changes(memory, [str(broken)])
-    assert patch is not None
-    patched = patch_view(before, *patch)
-    assert patched.rows == build_view(memory.scan(), memory).rows
-    assert patched.rejected == 1 and patched.rows[0].record_id == "broken-1"
+    _patch(table, [broken], memory_root)
+    _same(table, _view(memory_root))
+    assert table.rejected == 1 and table.rows()[0].record_id == "broken-1"
+
+
+def test_editor_scratch_files_change_nothing(memory_root: Path) -> None:
+    """Temp, backup and swap files beside the records are read as nothing; the records folder itself asks for a reload."""
+    table = _view(memory_root)
+    before = table.rows()
+    records = memory_root / "records"
+    scratch = [records / n for n in ("4913", ".x.md.swp", "x.md~", ".tmp-1.part", "x.md.tmp", "#x.md#")]
+    for path in scratch:
+        path.write_text("junk", encoding="utf-8")
+    assert not _patch(table, scratch, memory_root)
+    assert table.rows() == before
+    assert _patch(table, [records], memory_root)
+
+
+def test_a_local_record_shadows_and_unshadows_a_global_one(memory_root: Path, global_root: Path) -> None:
+    """Adding a local record with a global id hides the global row; deleting it shows it again."""
+    table = _view(memory_root, global_root)
+    run_writer("add", memory_root, "glob-001", "local override")
+    local = memory_root / "records" / record_filename("glob-001")
+    _patch(table, [local], memory_root, global_root)
+    _same(table, _view(memory_root, global_root))
+    assert table.record("glob-001").scope == "local" and table.global_ == 1  # type: ignore[union-attr]
+    local.unlink()
+    _patch(table, [local], memory_root, global_root)
+    _same(table, _view(memory_root, global_root))
+    assert table.record("glob-001").scope == "global" and table.global_ == 2  # type: ignore[union-attr]

@@ -1,4 +1,4 @@
-"""Property: the fast-path patch of any sequence of record changes agrees with a full scan."""
+"""Property: the per-file patch of any sequence of record changes agrees with a full load."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from qitos.core.memory import MemoryRecord
 from qitos.kit.memory.memdir_format import record_filename
 from qitos.kit.memory.memdir_memory import MemdirMemory
-from tui.browsers.memory_model import build_view, patch_view, read_local_changes
+from tui.browsers.memory_files import load_table, reread
 
 IDS = ["a", "b", "c", "d"]
 OPS = st.lists(
@@ -48,17 +48,20 @@ def _apply(memory: MemdirMemory, op: str, record_id: str, text: str) -> None:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=OPS)
 def test_patch_agrees_with_full_scan(ops: list[tuple[str, str, str]]) -> None:
-    """After every change: patched rows (when the fast path applies) equal the full scan's, by key."""
+    """After every change, the table patched with the changed file equals a fresh load, row for row."""
     with tempfile.TemporaryDirectory() as tmp:
-        root = build_memory_root(Path(tmp) / "m", records=[("a", "user", 1, "first")])
+        root = build_memory_root(Path(tmp) / "m", records=[("a", "user", 1, "first")]).resolve()
         memory = MemdirMemory(str(root))
-        view = build_view(memory.scan(), memory)
+        table = load_table(root, None)
         for op, record_id, text in ops:
             _apply(memory, op, record_id, text)
-            full = build_view(memory.scan(), memory)
-            patch = read_local_changes(memory, [str(memory.records_dir / record_filename(record_id))])
-            if patch is not None:
-                patched = patch_view(view, *patch)
-                assert patched.by_key() == full.by_key()
-                assert (patched.local, patched.rejected) == (full.local, full.rejected)
-            view = full  # the confirming scan always follows
+            changes, rescan = reread([str(memory.records_dir / record_filename(record_id))], root, None)
+            assert not rescan
+            for file_key, row in changes:
+                if row is None:
+                    table.remove(file_key)
+                else:
+                    table.put(row)
+            full = load_table(root, None)
+            assert table.rows() == full.rows()
+            assert (table.local, table.rejected) == (full.local, full.rejected)

@@ -63,7 +63,7 @@ async def test_browsers_fed_from_a_demo_run(tmp_path: Path) -> None:
         memory = app.query_one(MemoryBrowser)
         skills = app.query_one(SkillsBrowser)
         await wait_until(
-            lambda: memory.revision >= 1 and memory.live and skills.revision >= 1 and skills.versions
+            lambda: memory.loads >= 1 and memory.live and skills.revision >= 1 and skills.versions
         )
         memory.show_recall(step, payloads)
         skills.mark_published(publishes(store))

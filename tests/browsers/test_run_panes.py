@@ -55,7 +55,7 @@ async def test_memory_and_skills_panes_follow_the_selected_step(demo_dirs: Path)
         memory = app.screen.query_one(MemoryBrowserPane)
         skills = app.screen.query_one(SkillsBrowserPane)
         await wait_until(
-            lambda: memory.browser.revision >= 1 and skills.browser.revision >= 1, what="the browsers"
+            lambda: memory.browser.loads >= 1 and skills.browser.revision >= 1, what="the browsers"
         )
         # They fill their grid cells (the Pane base is a scroll container: 1fr must still resolve).
         await wait_until(
@@ -79,3 +79,26 @@ async def test_memory_and_skills_panes_follow_the_selected_step(demo_dirs: Path)
             lambda: memory.browser.marks[record_id].status is RecallStatus.CHANGED, what="changed"
         )
         assert f"step {recall_steps[-1]}:" in memory.plain()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+async def test_a_store_with_nothing_yet_is_an_empty_state_in_its_pane_not_a_toast(
+    demo_dirs: Path, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """A fresh run's skill database does not exist yet: the Skills pane says so inside itself; no
+    notification covers the other panes."""
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    app = make_app(replay=demo_dirs / "runs" / "demo", skills_db=fresh / "skills.db")
+    said: list[str] = []
+    notify = app.notify
+    app.notify = lambda message, **kw: (said.append(str(message)), notify(message, **kw))[1]  # type: ignore[method-assign]
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("6")
+        pane = app.screen.query_one(SkillsBrowserPane)
+        await wait_until(lambda: pane.browser.empty_note is not None, what="the empty state")
+        assert "no skills yet" in pane.browser.code_text() and "published" in pane.browser.code_text()
+        assert "no skills yet" in str(pane.browser.query_one("#skills-summary").render())
+        assert pane.browser.error is None
+        assert said == [] and not app._notifications  # nothing over the panes

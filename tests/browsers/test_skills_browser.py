@@ -37,6 +37,12 @@ async def test_skills_versions_and_highlighted_source(skills_db: Path) -> None:
         title = str(app.query_one("#skills-code-title").render())
         assert "fix-failing-check v3 · python · active" in title
         assert "--tb=long" in browser.code_text()
+        # Only the newest version of an active skill is the active one; older ones say by what.
+        await pilot.press("tab", "down", "down")
+        assert "fix-failing-check v1 · python · superseded by v3" in str(
+            app.query_one("#skills-code-title").render()
+        )
+        await pilot.press("shift+tab")
         await pilot.press("down", "down")  # release-notes: a Markdown procedure
         await wait_until(lambda: browser.versions and browser.versions[0].name == "release-notes")
         await pilot.pause()
@@ -83,7 +89,8 @@ async def test_catalog_search(skills_db: Path) -> None:
         await wait_until(lambda: browser.versions and browser.versions[0].name == "release-notes")
         await pilot.press("f", "ctrl+u", *"flake8")  # only in the deprecated skill: not in the catalog
         await wait_until(lambda: browser.search_names == [], what="empty results")
-        assert "0 match 'flake8'" in str(app.query_one("#skills-summary").render())
+        assert "0 matches for 'flake8'" in str(app.query_one("#skills-summary").render())
+        assert browser.code_text().strip() == "no skill matches 'flake8'"  # not "no version selected"
         await pilot.press("ctrl+u")
         await wait_until(lambda: browser.search_names is None and len(browser.shown) == 3)
 

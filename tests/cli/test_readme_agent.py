@@ -116,8 +116,11 @@ def test_readme_agent_runs_headless_against_a_real_server(
     assert "result: 5 words" in proc.stdout
     assert [b["model"] for b in chat_server.bodies] == ["test-model", "test-model"]
     assert chat_server.auth[0] == f"Bearer {SECRET}"
-    # The tool result went back to the model in the second request.
-    assert "5" in json.dumps(chat_server.bodies[1]["messages"])
+    # The tool result went back to the model in the second request, once (the Engine sends the
+    # observations itself: the example does not copy them again), and the task once.
+    second = [m["content"] for m in chat_server.bodies[1]["messages"]]
+    assert sum(c.count("word_count: 5") + c.count("Observation: 5") for c in second) == 1, second
+    assert sum(c.count("How many words") for c in second) == 1, second
     (run_dir,) = (tmp_path / "runs").iterdir()
     events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
     responses = [e["payload"] for e in events if e["phase"] == "model_response"]

@@ -113,3 +113,25 @@ def test_demo_trace_is_reproducible(tmp_path: Path) -> None:
     _, second = run_demo(tmp_path / "b")
     for name in ("events.jsonl", "steps.jsonl"):
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_running_the_demo_again_publishes_no_identical_version(tmp_path: Path) -> None:
+    """A second demo run over the same skill library finds both procedures already there: the
+    library still holds two versions, and the second run's trace publishes nothing."""
+    run_demo(tmp_path, run_id="first")
+    _, again = run_demo(tmp_path, run_id="second")
+    assert not [e for e in events(again) if e["phase"] == "skill_publish"]
+    results = [
+        e["payload"]
+        for e in events(again)
+        if e["phase"] == "tool_result" and e["payload"]["tool"] == "publish_skill"
+    ]
+    assert [r["result"] for r in results] == [
+        "already published as fix-failing-check v1 (identical)",
+        "already published as fix-failing-check v2 (identical)",
+    ]
+    conn = sqlite3.connect(f"file:{tmp_path / 'skills.db'}?mode=ro&immutable=1", uri=True)
+    try:
+        assert conn.execute("SELECT count(*) FROM skill_versions").fetchone()[0] == 2
+    finally:
+        conn.close()

@@ -75,7 +75,7 @@ def test_upstream_folder(upstream_trace_dirs: list[Path]) -> None:
             "completed",
             manifest["step_count"],
             manifest["summary"]["token_usage"],
-            "Qwen/Qwen3-8B",
+            manifest["model_id"],
         )
         assert r.stop_reason == "final_result"
 

@@ -12,6 +12,7 @@ import pytest
 from qitos.trace.errors import TraceError
 from qitos.trace.events import RunEvent
 from qitos.trace.lock import writer_alive
+from qitos.trace.reader import TraceReader
 from qitos.trace.writer import TraceWriter
 
 UPSTREAM_EVENT_KEYS = {"run_id", "step_id", "phase", "ok", "payload", "error", "ts"}
@@ -111,13 +112,8 @@ def test_finalize_writes_summary_and_releases_lock(tmp_path: Path) -> None:
     }
     assert manifest["token_usage"] == 120
     assert manifest["event_count"] == 1
-    # The manifest was replaced atomically: no temporary file is left behind.
-    assert sorted(p.name for p in w.run_dir.iterdir()) == [
-        "events.jsonl",
-        "manifest.json",
-        "steps.jsonl",
-        "writer.lock",
-    ]
+    # The manifest was replaced atomically: no temporary file is left behind (nor the lock).
+    assert sorted(p.name for p in w.run_dir.iterdir()) == ["events.jsonl", "manifest.json", "steps.jsonl"]
     w.close()
 
 
@@ -126,7 +122,7 @@ def test_second_writer_on_a_live_run_is_refused(tmp_path: Path) -> None:
     with pytest.raises(TraceError, match="another writer"):
         TraceWriter(tmp_path, run_id="r")
     first.write_event(RunEvent("r", 0, "INIT"))
-    first.finalize(status="paused", summary={"stop_reason": None})
+    first.finalize(status="stopped", summary={"stop_reason": "cancelled_immediate"})
     # Once released, the run can be continued by a new writer (a resumed run); counts carry on.
     second = TraceWriter(tmp_path, run_id="r")
     assert second.event_count == 1
@@ -136,10 +132,24 @@ def test_second_writer_on_a_live_run_is_refused(tmp_path: Path) -> None:
     assert len(read_lines(second.run_dir / "events.jsonl")) == 2
 
 
-def test_writing_after_a_pause_retakes_the_lock(tmp_path: Path) -> None:
+def test_a_pause_is_not_a_final_status(tmp_path: Path) -> None:
+    """A paused run goes on in the same files: it keeps its writer and lock, so followers go on."""
     w = TraceWriter(tmp_path, run_id="r")
     w.write_event(RunEvent("r", 0, "lifecycle_pause", payload={"policy_id": "p"}))
-    w.finalize(status="paused", summary={})
+    with pytest.raises(ValueError, match="final status"):
+        w.finalize(status="paused", summary={})
+    w.update_manifest(status="paused")  # how the Engine records a pause
+    assert writer_alive(w.run_dir)
+    assert TraceReader(w.run_dir).status == "paused"
+    w.close()
+    # A paused run whose writer is gone can never resume: it reads as interrupted.
+    assert TraceReader(w.run_dir).status == "interrupted"
+
+
+def test_writing_after_finalize_retakes_the_lock(tmp_path: Path) -> None:
+    w = TraceWriter(tmp_path, run_id="r")
+    w.write_event(RunEvent("r", 0, "END", payload={}))
+    w.finalize(status="stopped", summary={})
     assert not writer_alive(w.run_dir)
     w.write_event(RunEvent("r", 0, "lifecycle_resume", payload={"policy_id": "p"}))
     assert writer_alive(w.run_dir)
@@ -184,3 +194,46 @@ def test_unicode_and_odd_values_survive(tmp_path: Path) -> None:
     assert event["payload"]["lone"] == "\ud83d"  # written as a JSON escape, read back the same
     assert event["payload"]["obj"].startswith("<unprintable Unprintable")
     assert event["payload"]["when"] == "/a/b"
+
+
+def test_no_writer_lock_is_left_once_the_run_ends(tmp_path: Path) -> None:
+    w = TraceWriter(tmp_path, run_id="r")
+    assert (w.run_dir / "writer.lock").exists() and writer_alive(w.run_dir)
+    w.write_event(RunEvent("r", 0, "END", payload={}))
+    w.finalize(status="completed", summary={})
+    assert sorted(p.name for p in w.run_dir.iterdir()) == ["events.jsonl", "manifest.json", "steps.jsonl"]
+    assert TraceReader(w.run_dir).status == "completed"
+    w.close()
+    assert not (w.run_dir / "writer.lock").exists()
+
+
+def test_the_lock_stays_exclusive_when_its_file_goes_away_mid_acquire(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Releasing removes the lock file: a writer that opened the old file just before it went
+    must not believe it holds the lock while another one holds the new file's."""
+    import os
+
+    from qitos.trace import lock
+
+    run_dir = tmp_path / "r"
+    run_dir.mkdir()
+    first = lock.acquire(run_dir)
+    assert first is not None
+    real_open = os.open
+    others: list[int | None] = []
+
+    def racing_open(path, flags, mode=0o777):  # type: ignore[no-untyped-def]
+        fd = real_open(path, flags, mode)
+        if not others:  # between this open and its flock: the holder leaves, a third comes
+            others.append(None)
+            lock.release(first, run_dir)
+            others[0] = lock.acquire(run_dir)
+        return fd
+
+    monkeypatch.setattr(os, "open", racing_open)
+    assert others == [] and lock.acquire(run_dir) is None  # the third holds the lock
+    monkeypatch.setattr(os, "open", real_open)
+    assert others[0] is not None and writer_alive(run_dir)
+    lock.release(others[0], run_dir)
+    assert not writer_alive(run_dir) and not (run_dir / "writer.lock").exists()

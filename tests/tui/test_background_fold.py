@@ -41,7 +41,7 @@ async def test_keys_during_the_fold_move_the_selection_and_the_fold_completes(bi
         assert screen.feed.pending == 0
         assert screen.selected == 25  # the fold never moved the selection of a finished run
         header = screen.query_one(RunHeader).render().plain
-        assert "step 26 of 1000" in header and "folding" not in header
+        assert "step 25 (0–999)" in header and "folding" not in header
 
 
 async def test_the_fold_rests_while_keys_keep_coming_and_goes_on_when_they_pause(

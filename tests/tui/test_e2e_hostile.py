@@ -129,7 +129,7 @@ def test_a_hostile_replay_leaves_title_clipboard_and_screen_alone(tmux: Tmux, tm
 
     line = " ".join("'" + c.replace("'", "'\\''") + "'" for c in command) + "; echo EXIT=$?"
     tmux.keys(line, "Enter")
-    screen = tmux.wait_for("step 1 of 4")
+    screen = tmux.wait_for("step 0 (0–3)")
     assert "␛]0;run-title␇" in screen  # the run id, shown inert in the header
     for _ in range(4):  # every step, every pane on screen at once (200x50)
         tmux.keys("Right")
@@ -138,7 +138,7 @@ def test_a_hostile_replay_leaves_title_clipboard_and_screen_alone(tmux: Tmux, tm
     time.sleep(0.5)
     assert tmux.title() == TITLE, tmux.title()
     assert not tmux.buffers(), tmux.buffers()
-    tmux.wait_for("step 4 of 4")  # not wiped (ESC [ 2 J), still in the app (ESC [ ? 1049 l)
+    tmux.wait_for("step 3 (0–3)")  # not wiped (ESC [ 2 J), still in the app (ESC [ ? 1049 l)
     tmux.keys("q")
     tmux.wait_for("EXIT=0")
     assert tmux.title() == TITLE

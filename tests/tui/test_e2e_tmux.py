@@ -101,15 +101,15 @@ def test_demo_then_replay_in_a_real_terminal(terminal: list[Terminal], tmp_path:
     assert "completed" in screen, screen
     replay.keys("Enter")
     screen = replay.wait_for("● finished")
-    assert f"step 1 of {steps}" in screen and tokens in screen
+    assert f"step 0 (0–{steps - 1})" in screen and tokens in screen
     replay.keys("Right", "Right", "3")
-    replay.wait_for(f"step 3 of {steps}")
+    replay.wait_for(f"step 2 (0–{steps - 1})")
     screen = replay.wait_for("available")  # the Budget tab
     assert "─ Budget ─" in screen
     replay.keys("/")
     replay.wait_for("Search every event")
     replay.keys("subtract", "Enter")
-    replay.wait_for("match 1 of")
+    replay.wait_for("this is 1 of")
     replay.keys("q")
     replay.wait_for("EXIT=0")
 

@@ -99,7 +99,7 @@ async def test_replay_follows_a_run_written_by_another_process_to_its_final_stat
             store = screen.store
             assert len(store.steps) == HEAD_STEPS
             assert store.display_status == "live"
-            assert f"● live (following)  step {HEAD_STEPS} of {HEAD_STEPS}" in _header(app)
+            assert f"● live (following)  step {HEAD_STEPS - 1} (0–{HEAD_STEPS - 1})" in _header(app)
 
             assert proc.stdin is not None
             proc.stdin.write("go\n")
@@ -115,7 +115,7 @@ async def test_replay_follows_a_run_written_by_another_process_to_its_final_stat
             assert len(store.steps) == STEPS and store.event_count == len(TraceReader(tmp_path / "followed"))
             header = _header(app)
             assert "● finished" in header and "following" not in header
-            assert f"step {STEPS} of {STEPS}" in header  # the selection kept up with the tail
+            assert f"step {STEPS - 1} (0–{STEPS - 1})" in header  # the selection kept up with the tail
             assert screen.follow_result == "completed"
             assert not [w for w in screen.workers if w.group == "follow" and not w.is_finished]
 
@@ -194,3 +194,102 @@ async def test_follow_ends_interrupted_when_the_writer_dies_without_finalizing(t
 def test_replay_has_a_follow_flag() -> None:
     assert _parser().parse_args(["replay", "runs/x", "--follow"]).follow is True
     assert _parser().parse_args(["replay", "runs/x"]).follow is False
+
+
+# A writer that pauses as the Engine does (manifest "paused", lock kept), waits, resumes, finishes.
+PAUSING_WRITER = """
+import sys
+from qitos.trace.events import RunEvent
+from qitos.trace.writer import TraceWriter
+
+out, run_id = sys.argv[1:3]
+writer = TraceWriter(out, run_id=run_id, clock=lambda: "2026-01-01T00:00:00+00:00")
+writer.write_event(RunEvent(run_id, 0, "OBSERVE", payload={"stage": "start"}))
+print("ready", flush=True)
+sys.stdin.readline()
+writer.write_event(RunEvent(run_id, 1, "lifecycle_pause", payload={"policy_id": "demo.review-writes", "step_id": 1}))
+writer.update_manifest(status="paused")
+print("paused", flush=True)
+sys.stdin.readline()
+writer.write_event(RunEvent(run_id, 1, "lifecycle_resume", payload={"policy_id": "demo.review-writes", "step_id": 1}))
+writer.update_manifest(status="running")
+writer.write_event(RunEvent(run_id, 2, "OBSERVE", payload={"stage": "start"}))
+writer.finalize(status="completed", summary={"stop_reason": "final_result"})
+print("done", flush=True)
+"""
+
+
+async def test_follow_goes_on_through_pause_and_resume_to_the_end(tmp_path: Path) -> None:
+    """`paused` is not an end: the follower shows the pause, then the resumed run to its end."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PAUSING_WRITER, str(tmp_path), "paused_run"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    stop = asyncio.Event()
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        reader = TraceReader(tmp_path / "paused_run")
+        statuses: list[str] = []
+        delivered: list[str] = []
+        task = asyncio.create_task(
+            follow_run(
+                reader,
+                len(reader),
+                deliver=lambda events, first: delivered.extend(e.phase for e in events),
+                on_status=statuses.append,
+                stop_event=stop,
+            )
+        )
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        assert await asyncio.to_thread(proc.stdout.readline) == "paused\n"
+        deadline = time.monotonic() + WAIT
+        while "paused" not in statuses:
+            assert time.monotonic() < deadline, f"the follower never saw the pause: {statuses}"
+            await asyncio.sleep(0.02)
+        assert not task.done()  # still following while paused
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        end = await asyncio.wait_for(task, WAIT)
+    finally:
+        stop.set()
+        proc.kill()
+        proc.wait()
+    assert end.status == "completed"
+    assert delivered == ["lifecycle_pause", "lifecycle_resume", "OBSERVE"]
+
+
+async def test_the_replay_follows_a_pause_without_offering_to_resume_it(tmp_path: Path) -> None:
+    """On screen: the followed run shows "paused (following)" with no r/s offer (this process
+    cannot resume it), then goes on to its end when the writer resumes."""
+    from tui.widgets.run_header import StatusBar
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PAUSING_WRITER, str(tmp_path), "paused_run"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        app = make_app(replay=tmp_path / "paused_run")
+        async with app.run_test(size=(120, 30)) as pilot:
+            screen = await _following(pilot, app)
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            await _wait_for(pilot, lambda: screen.store.display_status == "paused", "the pause")
+            assert "● paused (following)" in _header(app)
+            bar = screen.query_one(StatusBar).content().plain
+            assert "paused by the agent's policy demo.review-writes" in bar and "r resumes" not in bar
+            assert screen.following
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            await _wait_for(pilot, lambda: not screen.following, "following to end")
+            assert screen.follow_result == "completed" and "● finished" in _header(app)
+    finally:
+        proc.kill()
+        proc.wait()

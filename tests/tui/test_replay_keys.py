@@ -46,7 +46,7 @@ async def test_arrow_keys_vim_keys_home_end_move_the_selection(synthetic_run: Pa
         assert screen.selected == 2
         assert screen.query_one(StepList).cursor == 2
         assert all(p.selected == 2 for p in screen.query(Pane))
-        assert "step 3 of 6" in screen.query_one(RunHeader).render().plain
+        assert "step 2 (0–5)" in screen.query_one(RunHeader).render().plain  # the recorded id
 
 
 async def test_g_goes_to_a_step_and_rejects_unknown_ones(synthetic_run: Path) -> None:
@@ -174,14 +174,14 @@ async def test_clicking_a_tab_shows_its_pane_and_the_shown_tab_stays_in_view(syn
         await pilot.click(PaneTabs, offset=(tabs.styles.padding.left + start + 2, 0))
         assert screen.active_pane == 1 and tabs.active == 1
         assert [p.TITLE for p in screen.query(Pane) if p.has_class("-active")] == ["Context"]
-        # "6 Skills" lies past the right edge at 80 columns: picking it scrolls the row to it.
+        # Picking "6 Skill" keeps it in view (the row scrolls when a label lies past the edge).
         await pilot.press("6")
-        assert "6 Skills" in tabs.render().renderables[0].plain  # type: ignore[attr-defined]
+        assert "6 Skill" in tabs.render().renderables[0].plain  # type: ignore[attr-defined]
         start, _ = tabs.spans()[5]
         await pilot.click(PaneTabs, offset=(tabs.styles.padding.left + start - tabs.shift() - 1, 0))
         assert screen.active_pane == 5  # the gap before a label picks nothing
         await pilot.click(PaneTabs, offset=(tabs.styles.padding.left + start - tabs.shift() - 5, 0))
-        assert screen.active_pane == 4  # "5 Memory", where it is drawn now
+        assert screen.active_pane == 4  # "5 Mem", where it is drawn now
 
 
 async def test_all_panes_visible_at_160x48_and_tabs_at_80x24(synthetic_run: Path) -> None:
@@ -242,7 +242,7 @@ async def test_missing_path_shows_error_panel_not_traceback(tmp_path: Path) -> N
         assert "no such file" in app.screen.detail
         await pilot.press("escape")
         await pilot.pause()
-    assert app.return_code == 1
+    assert app.return_code == 2  # as --headless exits for bad input
 
 
 async def test_upstream_trace_opens_with_steps_actions_and_tokens(upstream_trace_dirs: list[Path]) -> None:
@@ -250,7 +250,34 @@ async def test_upstream_trace_opens_with_steps_actions_and_tokens(upstream_trace
     async with app.run_test(size=(160, 48)) as pilot:
         await _settle(pilot)
         screen = app.screen
-        assert [s.step for s in screen.store.steps] == [0, 1, 2]
-        assert screen.store.model_id == "Qwen/Qwen3-8B"
-        assert screen.store.tokens == 3591
+        manifest = json.loads((upstream_trace_dirs[0] / "manifest.json").read_text(encoding="utf-8"))
+        assert [s.step for s in screen.store.steps] == list(range(manifest["step_count"]))
+        assert screen.store.model_id == manifest["model_id"]
+        assert screen.store.tokens == manifest["summary"]["token_usage"]
         assert screen.store.display_status == "finished"
+
+
+async def test_the_search_count_is_the_number_of_places_highlighted(synthetic_run: Path) -> None:
+    """The status line counts steps as steps; the Exchanges pane says how many places it
+    highlights, and exactly that many are highlighted in it."""
+    app = make_app(replay=synthetic_run)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await _settle(pilot)
+        screen = app.screen
+        await pilot.press("slash", *"calc.py", "enter")
+        await _settle(pilot)
+        pane = screen.query_one(ExchangesPane)
+        assert "'calc.py' is in 6 steps; this is" in screen.query_one(StatusBar).note
+        seen = []
+        for _ in range(4):
+            highlighted = sum(
+                len(seg.text) for line in pane._lines for seg in line if seg.style and seg.style.reverse
+            )
+            hits = pane.highlight_count()
+            seen.append(hits)
+            assert hits >= 1 and highlighted == hits * len("calc.py")
+            places = "place" if hits == 1 else "places"
+            assert pane.border_subtitle == f"{hits} {places} highlighted for 'calc.py'"
+            await pilot.press("n")
+            await _settle(pilot)
+        assert max(seen) > 1  # later steps show earlier exchanges too: several places

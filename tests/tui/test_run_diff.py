@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from qitos.trace.events import EventKind, RunEvent
 from tui.app import make_app
 from tui.run_diff import align, compare, pair_differences, scan_run
 from tui.screens.diff import DiffScreen, PairList
+from tui.screenshots import diverging_runs
 from tui.synthetic import synthetic_events, write_trace
 
 SIZES = [(80, 24), (160, 48)]
@@ -26,29 +26,10 @@ def _plain(widget: Static) -> str:
     return console.export_text()
 
 
-def _without_step(events: Iterator[RunEvent], step: int) -> Iterator[RunEvent]:
-    return (e for e in events if e.step_id != step)
-
-
-def _with_other_args(events: Iterator[RunEvent], step: int) -> Iterator[RunEvent]:
-    for e in events:
-        if e.step_id == step and e.phase in (EventKind.MODEL_RESPONSE, EventKind.TOOL_CALL):
-            payload = dict(e.payload)
-            if e.phase == EventKind.TOOL_CALL:
-                payload["args"] = {"path": "other.py"}
-            else:
-                payload["tool_calls"] = [{**payload["tool_calls"][0], "args": {"path": "other.py"}}]
-            e = RunEvent(e.run_id, e.step_id, e.phase, e.ok, payload, e.error, e.ts)
-        yield e
-
-
 @pytest.fixture
 def two_runs(tmp_path: Path) -> tuple[Path, Path]:
     """Run B lacks run A's step 3 and calls step 5's tool with other arguments."""
-    a, b = tmp_path / "run_a", tmp_path / "run_b"
-    write_trace(a, synthetic_events(8, run_id="run_a", pause_at=None))
-    write_trace(b, _with_other_args(_without_step(synthetic_events(8, run_id="run_b", pause_at=None), 3), 5))
-    return a, b
+    return diverging_runs(tmp_path)
 
 
 def test_alignment_survives_an_inserted_and_a_missing_step() -> None:

@@ -29,9 +29,10 @@ def test_replay_synthetic_context_tab(snap_compare, synthetic_run: Path) -> None
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
-def test_replay_upstream(snap_compare, upstream_trace_dirs: list[Path], size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
-    """An upstream QitOS trace (no request views) shows steps, actions, results and tokens."""
-    app = make_app(replay=upstream_trace_dirs[0])
+def test_replay_upstream(snap_compare, built_upstream_dirs: list[Path], size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """An upstream-format trace (no request views) shows steps, actions, results and tokens; built
+    by the suite, so the snapshot never depends on ../shared (whose tests have no snapshot)."""
+    app = make_app(replay=built_upstream_dirs[0])
     assert snap_compare(app, press=["right"], terminal_size=size, run_before=screenshots.settle)
 
 

@@ -116,7 +116,10 @@ def test_upstream_traces_fold_into_steps_actions_and_model(upstream_trace_dirs: 
         store = _fold(events)
         manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
         assert len(store.steps) == manifest["step_count"]
-        assert store.model_id == "Qwen/Qwen3-8B"
-        assert store.steps[0].action.startswith("view(path=buggy_module.py")
+        assert store.model_id == manifest["model_id"]
+        first = json.loads((run_dir / "steps.jsonl").read_text(encoding="utf-8").splitlines()[0])
+        action = first["actions"][0]
+        key, value = next(iter(action["args"].items()))
+        assert store.steps[0].action.startswith(f"{action['name']}({key}={value}"[:40])
         assert all(ex.request is not None and ex.response is not None for ex in store.exchanges)
         assert store.stop_reason == "final_result"

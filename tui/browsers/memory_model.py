@@ -1,40 +1,32 @@
-"""What the memory browser shows, computed without the UI: rows from a fresh scan, filters, recall status.
+"""What the memory browser shows, computed without the UI: rows, filters, recall status.
 
-A :class:`MemoryView` is an immutable picture of the memory root(s) at one instant, built from
-``MemdirMemory.scan``; the widget only renders it. Comparing two views gives the rows to highlight,
-and comparing a ``memory_recall`` event with a view gives what changed on disk since the recall.
+A :class:`MemoryRow` is one file under a records/ folder as read at one instant (see
+``memory_files``); the :class:`~tui.browsers.memory_table.MemoryTable` keeps them in order. Comparing
+a ``memory_recall`` event with the table gives what changed on disk since the recall.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import stat
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import cached_property
-from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Protocol
 
-from qitos.core.memory import MemoryRecord
-from qitos.kit.memory.atomic import read_no_follow
-from qitos.kit.memory.memdir_format import RECORD_FILE_RE, RecordFormatError, parse_record
-from qitos.kit.memory.memdir_memory import RECORDS_DIR, MemdirMemory, MemdirScan
+from qitos.kit.memory.memdir_index import RECORDS_DIR
 
 __all__ = [
     "MemoryRow",
-    "MemoryView",
     "RecallMark",
     "RecallStatus",
     "RowKind",
-    "build_view",
-    "changed_keys",
+    "content_text",
     "filter_rows",
     "first_line",
     "gone_rows",
-    "patch_view",
-    "read_local_changes",
+    "make_row",
     "recall_marks",
 ]
 
@@ -55,11 +47,18 @@ class RecallStatus(str, Enum):
     GONE = "gone"
 
 
-@dataclass(frozen=True)
-class MemoryRow:
-    """One line of the record list, with everything the detail view needs."""
+# Shared by every row without metadata (most): read-only, so no row can change another's.
+NO_METADATA: Mapping[str, Any] = MappingProxyType({})
 
-    key: str  # stable identity across rescans: "record:<id>", "rejected:<path>" or "gone:<id>"
+
+@dataclass(frozen=True, slots=True)
+class MemoryRow:
+    """One line of the record list, with everything the detail view needs.
+
+    Slots, and no field derivable from another (key, path, signature are properties): a root of
+    100,000 records holds 100,000 of these.
+    """
+
     kind: RowKind
     record_id: str
     role: str = ""
@@ -68,10 +67,29 @@ class MemoryRow:
     size: int = 0
     content: str = ""
     scope: str = "local"
-    path: str = ""  # relative to its memory root
+    name: str = ""  # the file's name in its records/ folder
     reason: str = ""  # why a rejected file is rejected
-    signature: tuple[int, int] = (0, 0)  # (size, mtime ns): what "changed on disk" means for a row
-    metadata: dict[str, Any] = field(default_factory=dict)
+    mtime_ns: int = 0
+    metadata: Mapping[str, Any] = field(default_factory=lambda: NO_METADATA)
+    order: int = 0  # append order (header seq, else mtime): newest first in the list
+    haystack: str = ""  # the text a filter matches against, lower-cased (see make_row)
+
+    @property
+    def key(self) -> str:
+        """Stable identity across reads: "record:<id>", "rejected:<scope>:<name>" or "gone:<id>"."""
+        if self.kind is RowKind.REJECTED:
+            return f"rejected:{self.scope}:{self.record_id}"
+        return f"{self.kind.value}:{self.record_id}"
+
+    @property
+    def path(self) -> str:
+        """The file relative to its memory root."""
+        return f"{RECORDS_DIR}/{self.name}" if self.name else ""
+
+    @property
+    def signature(self) -> tuple[int, int]:
+        """(size, mtime ns): what "changed on disk" means for a row."""
+        return (self.size, self.mtime_ns)
 
     @property
     def read_only(self) -> bool:
@@ -83,11 +101,34 @@ class MemoryRow:
         """The first non-blank line of the content (or the rejection reason)."""
         return self.reason if self.kind is RowKind.REJECTED else first_line(self.content)
 
-    @cached_property
-    def haystack(self) -> str:
-        """The text a filter matches against, lower-cased (computed once per row)."""
-        parts = (self.record_id, self.role, str(self.step_id), self.scope, self.kind.value, self.reason)
-        return (" ".join(parts) + "\n" + self.content).casefold()
+    @property
+    def file_key(self) -> tuple[str, str]:
+        """(scope, file name): the file this row was read from."""
+        return (self.scope, self.name)
+
+
+def make_row(*, kind: RowKind, record_id: str, scope: str = "local", **facts: Any) -> MemoryRow:
+    """A row with its filter haystack filled in (the one way rows are built)."""
+    parts = (
+        record_id,
+        facts.get("role", ""),
+        str(facts.get("step_id")),
+        scope,
+        kind.value,
+        facts.get("reason", ""),
+    )
+    haystack = (" ".join(parts) + "\n" + facts.get("content", "")).casefold()
+    if not facts.get("metadata"):
+        facts["metadata"] = NO_METADATA
+    return MemoryRow(kind=kind, record_id=record_id, scope=sys.intern(scope), haystack=haystack, **facts)
+
+
+class RecordLookup(Protocol):
+    """What recall marks need from the rows on disk: the row of a record id, if listed."""
+
+    def record(self, record_id: str) -> MemoryRow | None:
+        """The on-disk row of a record id, if any."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -101,29 +142,6 @@ class RecallMark:
     current: str | None  # the content on disk now (None when gone)
 
 
-@dataclass(frozen=True)
-class MemoryView:
-    """The rows of one fresh scan (newest record first, then rejected files) and their counts."""
-
-    rows: tuple[MemoryRow, ...] = ()
-    local: int = 0
-    global_: int = 0
-    rejected: int = 0
-
-    def by_key(self) -> dict[str, MemoryRow]:
-        """Rows by their stable key."""
-        return {row.key: row for row in self.rows}
-
-    def record(self, record_id: str) -> MemoryRow | None:
-        """The on-disk row of a record id, if any."""
-        return self._records.get(record_id)
-
-    @cached_property
-    def _records(self) -> dict[str, MemoryRow]:
-        """Record rows by id (built once per view: recall marks look ids up on every rebuild)."""
-        return {row.record_id: row for row in self.rows if row.kind is RowKind.RECORD}
-
-
 def first_line(text: str, limit: int = 200) -> str:
     """The first non-blank line of ``text``, stripped and cut to ``limit`` characters."""
     for line in text.splitlines():
@@ -132,172 +150,14 @@ def first_line(text: str, limit: int = 200) -> str:
     return ""
 
 
-def _relative(path: Path, roots: Sequence[Path | None]) -> str:
-    """``path`` relative to whichever root holds it (so screens never show machine paths)."""
-    for root in roots:
-        if root is not None:
-            try:
-                return str(path.relative_to(root))
-            except ValueError:
-                continue
-    return path.name
-
-
-def _content_text(content: Any) -> str:
+def content_text(content: Any) -> str:
     """Record content as text: Memdir content is text; anything else is shown as JSON."""
     if isinstance(content, str):
         return content
     return json.dumps(content, ensure_ascii=False, sort_keys=True)
 
 
-def _record_row(
-    record: MemoryRecord,
-    *,
-    path: Path,
-    scope: str,
-    created: str,
-    size: int,
-    mtime_ns: int,
-    roots: Sequence[Path | None],
-) -> MemoryRow:
-    """The list row of one valid record file."""
-    return MemoryRow(
-        key=f"record:{record.record_id}",
-        kind=RowKind.RECORD,
-        record_id=record.record_id,
-        role=record.role,
-        step_id=record.step_id,
-        created=created,
-        size=size,
-        content=_content_text(record.content),
-        scope=scope,
-        path=_relative(path, roots),
-        signature=(size, mtime_ns),
-        metadata=dict(record.metadata),
-    )
-
-
-def build_view(scan: MemdirScan, memory: MemdirMemory) -> MemoryView:
-    """Turn a fresh scan into list rows: newest record first, then rejected files by name."""
-    roots = (memory.root, memory.global_root)
-    rows: list[MemoryRow] = [
-        _record_row(
-            e.record,
-            path=e.path,
-            scope=e.scope,
-            created=e.created,
-            size=e.size,
-            mtime_ns=e.modified_ns,
-            roots=roots,
-        )
-        for e in reversed(scan.entries)
-    ]
-    for rejected in sorted(scan.rejected, key=lambda r: (r.scope, r.path.name)):
-        try:
-            st = os.lstat(rejected.path)
-            signature = (st.st_size, st.st_mtime_ns)
-        except OSError:
-            signature = (0, 0)
-        rows.append(
-            MemoryRow(
-                key=f"rejected:{rejected.scope}:{rejected.path.name}",
-                kind=RowKind.REJECTED,
-                record_id=rejected.path.name,
-                scope=rejected.scope,
-                path=_relative(rejected.path, roots),
-                reason=rejected.reason,
-                size=signature[0],
-                signature=signature,
-            )
-        )
-    local = sum(1 for e in scan.entries if e.scope == "local")
-    return MemoryView(
-        rows=tuple(rows),
-        local=local,
-        global_=len(scan.entries) - local,
-        rejected=len(scan.rejected),
-    )
-
-
-def read_local_changes(memory: MemdirMemory, paths: Iterable[str]) -> tuple[list[MemoryRow], set[str]] | None:
-    """Re-read just the changed local record files: rows to upsert and relative paths now gone.
-
-    The fast path for large roots, where a full scan takes a while. It only handles clean cases
-    (a valid regular record file, or a file gone); anything else (a malformed file, a symlink, a
-    stray name, the global root) returns None and the full scan, which always follows, decides.
-    """
-    records_dir = memory.records_dir
-    upserts: list[MemoryRow] = []
-    gone: set[str] = set()
-    for raw in paths:
-        path = Path(raw)
-        if path.parent.resolve() != records_dir:
-            return None
-        if not RECORD_FILE_RE.fullmatch(path.name):
-            return None
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            gone.add(f"{RECORDS_DIR}/{path.name}")
-            continue
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        try:
-            parsed = parse_record(read_no_follow(path), expected_name=path.name)
-        except (RecordFormatError, OSError):
-            return None
-        upserts.append(
-            _record_row(
-                parsed.record,
-                path=records_dir / path.name,
-                scope="local",
-                created=parsed.created,
-                size=st.st_size,
-                mtime_ns=st.st_mtime_ns,
-                roots=(memory.root,),
-            )
-        )
-    return upserts, gone
-
-
-def patch_view(view: MemoryView, upserts: Sequence[MemoryRow], gone: set[str]) -> MemoryView:
-    """``view`` with local rows replaced or added (new ones on top) and rows of gone files dropped."""
-    if not upserts and not gone:
-        return view
-    fresh = {row.key: row for row in upserts}
-    # A file that was rejected and is now a valid record (or the reverse) keeps its path, not its key.
-    replaced = {row.path: row.key for row in upserts}
-    rows = []
-    for row in view.rows:
-        if row.scope == "local" and (row.path in gone or replaced.get(row.path, row.key) != row.key):
-            continue
-        rows.append(fresh.pop(row.key, row))
-    added = list(fresh.values())
-    # A local record shadows a global one with the same id (as MemdirMemory does).
-    shadowed = {row.record_id for row in added}
-    rows = added + [r for r in rows if not (r.scope == "global" and r.record_id in shadowed)]
-    records = [r for r in rows if r.kind is RowKind.RECORD]
-    local = sum(1 for r in records if r.scope == "local")
-    return MemoryView(
-        rows=tuple(rows),
-        local=local,
-        global_=len(records) - local,
-        rejected=sum(1 for r in rows if r.kind is RowKind.REJECTED),
-    )
-
-
-def changed_keys(before: MemoryView | None, after: MemoryView) -> tuple[set[str], list[MemoryRow]]:
-    """Rows that are new or changed in ``after`` (to highlight) and rows that disappeared."""
-    if before is None:
-        return set(), []
-    old = before.by_key()
-    new = after.by_key()
-    changed = {key for key, row in new.items() if key not in old or old[key].signature != row.signature}
-    removed = [row for key, row in old.items() if key not in new]
-    return changed, removed
-
-
-def recall_marks(recalls: Iterable[Mapping[str, Any]], view: MemoryView) -> list[RecallMark]:
+def recall_marks(recalls: Iterable[Mapping[str, Any]], view: RecordLookup) -> list[RecallMark]:
     """Compare the records of ``memory_recall`` payloads with the disk now, one mark per record id.
 
     A payload carries ``records`` ([{record_id, role, content}]) and ``record_ids``; an id listed
@@ -308,7 +168,7 @@ def recall_marks(recalls: Iterable[Mapping[str, Any]], view: MemoryView) -> list
         contents: dict[str, tuple[str, str | None]] = {}
         for rec in payload.get("records") or []:
             if isinstance(rec, Mapping) and isinstance(rec.get("record_id"), str):
-                contents[rec["record_id"]] = (str(rec.get("role", "")), _content_text(rec.get("content", "")))
+                contents[rec["record_id"]] = (str(rec.get("role", "")), content_text(rec.get("content", "")))
         ids = [i for i in payload.get("record_ids") or [] if isinstance(i, str)]
         for record_id in ids + [i for i in contents if i not in ids]:
             role, recalled = contents.get(record_id, ("", None))
@@ -332,8 +192,7 @@ def recall_marks(recalls: Iterable[Mapping[str, Any]], view: MemoryView) -> list
 def gone_rows(marks: Iterable[RecallMark]) -> list[MemoryRow]:
     """Placeholder rows for records recalled at the step that are no longer on disk."""
     return [
-        MemoryRow(
-            key=f"gone:{mark.record_id}",
+        make_row(
             kind=RowKind.GONE,
             record_id=mark.record_id,
             role=mark.role,

@@ -2,32 +2,36 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
 from textual.message import Message
 
-from tui.browsers.memory_model import MemoryRow, MemoryView
+from tui.browsers.memory_files import Batch
+from tui.browsers.memory_model import MemoryRow
 
 
 @dataclass
-class MemoryScanned(Message):
-    """A fresh scan of the memory root(s) finished; ``error`` says why it could not be read."""
+class MemoryLoaded(Message):
+    """A batch of a load of the memory root(s) (``generation`` counts loads); ``error`` if unreadable."""
 
-    view: MemoryView | None
+    batch: Batch | None
+    generation: int
     error: str | None = None
-    requested_at: float = 0.0  # perf_counter when the change that caused it was seen (benchmarks)
+    painted: threading.Event | None = None  # set once this batch's rows have been drawn
 
 
 @dataclass
 class MemoryPatched(Message):
-    """Changed local record files re-read on their own (fast path before the full scan confirms).
+    """Changed files re-read on their own: (scope, file name) and its row now (None: gone or ignored).
 
-    ``upserts`` is None when the change needs the full scan to be understood (see read_local_changes).
+    ``rescan`` asks for a full load: a change the per-file path cannot describe (a records/ folder
+    itself appeared, vanished or was replaced).
     """
 
-    upserts: list[MemoryRow] | None
-    gone: set[str]
+    changes: list[tuple[tuple[str, str], MemoryRow | None]]
+    rescan: bool
     requested_at: float
 
 
@@ -48,6 +52,17 @@ class SkillsLoaded(Message):
     versions: dict[str, list[Any]]
     error: str | None = None
     requested_at: float = 0.0
+
+
+@dataclass
+class SkillVersionsLoaded(Message):
+    """The versions of one skill (newest first), read on their own when the selection moves."""
+
+    name: str
+    versions: list[Any]
+    error: str | None = None
+    ahead: dict[str, list[Any]] | None = None  # the versions of the skills next to it, read ahead
+    revision: int = 0  # the catalogue load they were read under (older ones are dropped)
 
 
 @dataclass

@@ -23,7 +23,7 @@ from qitos.kit.tool.library.base import ToolArtifact
 from qitos.kit.tool.library.errors import ToolLibraryError
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 from tui.browsers.dialogs import NamespaceDialog
-from tui.browsers.messages import SearchFinished, SkillsLoaded, WatchStopped
+from tui.browsers.messages import SearchFinished, SkillsLoaded, SkillVersionsLoaded, WatchStopped
 from tui.browsers.plain import plain_text
 from tui.browsers.skills_model import (
     SkillsOpenError,
@@ -31,6 +31,7 @@ from tui.browsers.skills_model import (
     guess_language,
     open_library,
     published_marks,
+    read_versions,
     resolve_namespace,
 )
 from tui.browsers.skills_render import SkillList, VersionList, count, source_view
@@ -95,8 +96,11 @@ class SkillsBrowser(Vertical):
         self.search_query = ""
         self.search_names: list[str] | None = None
         self.base_version: int | None = None
+        self._code_shown: object = None  # what the code view was last drawn from (see _show_code)
+        self._ahead: dict[str, list[ToolArtifact]] = {}  # versions of the selection's neighbours
         self.published: set[tuple[str, int]] = set()
         self.error: str | None = None
+        self.empty_note: str | None = None  # nothing to browse yet (no database, or no skill in it)
         #: What the right side shows now (source, diff or a message).
         self.code: RenderableType = Text("")
         self.last_message = ""
@@ -129,9 +133,15 @@ class SkillsBrowser(Vertical):
         try:
             resolved = resolve_namespace(self.db_path, self.namespace)
         except SkillsOpenError as exc:
-            self._fail(str(exc))
-            if self.watch_files and self.db_path.parent.is_dir():
-                # A run that has not published yet: open the library once its first skill lands.
+            waiting = self.watch_files and self.db_path.parent.is_dir()
+            if waiting and not self.autofocus:
+                # Embedded in a run whose agent has not published yet: an empty state inside the
+                # pane, not a toast over the other panes.
+                self._empty(f"no skills yet ({exc}): they show here as soon as one is published")
+            else:
+                self._fail(str(exc))
+            if waiting:
+                # The library opens once its first skill lands.
                 self._wait_for_skills()
             return
         self._resolved(resolved)
@@ -235,12 +245,39 @@ class SkillsBrowser(Vertical):
             skills = library.skills(include_inactive=True)
             if name is None or all(s["name"] != name for s in skills):
                 name = skills[0]["name"] if skills else None
-            versions = {name: list(reversed(library.versions(name)))} if name is not None else {}
+            versions = {name: read_versions(library, name)} if name is not None else {}
         except (ToolLibraryError, SkillsOpenError) as exc:
             self.post_message(SkillsLoaded([], {}, f"cannot read {self.db_path.name}: {exc}", requested_at))
             return
         if not get_current_worker().is_cancelled:
             self.post_message(SkillsLoaded(skills, versions, None, requested_at))
+
+    @work(
+        thread=True, exclusive=True, group="skills-versions", exit_on_error=False, description="read versions"
+    )
+    def _load_versions(self, name: str, ahead: list[str], revision: int) -> None:
+        # Moving through the list reads the selected skill's versions only (re-reading the whole
+        # catalogue here cost 154 ms a key at 10,000 skills), and those of its neighbours, so the
+        # next key finds them read and draws in one frame instead of waiting for this thread.
+        try:
+            library = self._current_library()
+            if library is None:
+                return
+            versions = read_versions(library, name)
+            nearby = {other: read_versions(library, other) for other in ahead}
+        except (ToolLibraryError, SkillsOpenError) as exc:
+            self.post_message(SkillVersionsLoaded(name, [], f"cannot read {self.db_path.name}: {exc}"))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(SkillVersionsLoaded(name, versions, ahead=nearby, revision=revision))
+
+    def _read_around(self, name: str) -> None:
+        """Read the selected skill's versions and its neighbours' in the background."""
+        cursor = self.query_one(SkillList).cursor
+        near = [
+            self.shown[i]["name"] for i in (cursor + 1, cursor - 1, cursor + 2) if 0 <= i < len(self.shown)
+        ]
+        self._load_versions(name, [n for n in near if n != name], self.revision)
 
     def _current_library(self) -> SqliteToolLibrary | None:
         """The open library, reopened if the file was replaced; SkillsOpenError if it was removed.
@@ -297,17 +334,33 @@ class SkillsBrowser(Vertical):
         self.error = message.error
         self.skills = message.skills
         self.revision += 1
+        self._ahead = {}  # the database changed: versions read ahead may be stale
         self._show_skills()
         selected = self.selected_skill
         if selected is not None and selected["name"] in message.versions:
             self._selected_name = selected["name"]
             self._set_versions(message.versions[selected["name"]])
-        elif selected is not None:
-            self._load(selected["name"], time.perf_counter())
+        if selected is not None:
+            self._read_around(selected["name"])
         else:
             self._set_versions([])
         if self.search_names is not None and self.search_query:
             self._search(self.search_query)  # a new version may change the ranking
+
+    @on(SkillVersionsLoaded)
+    def _versions_loaded(self, message: SkillVersionsLoaded) -> None:
+        message.stop()
+        if message.error is None and message.revision != self.revision:
+            return  # read before the database last changed: the read after it follows
+        if message.ahead is not None:
+            self._ahead = dict(message.ahead)
+            self._ahead[message.name] = message.versions
+        if message.name != self._selected_name:
+            return  # the selection moved on before this read finished
+        if message.error:
+            self.error = message.error
+            self._update_summary()
+        self._set_versions(message.versions)
 
     @on(SearchFinished)
     def _searched(self, message: SearchFinished) -> None:
@@ -366,10 +419,16 @@ class SkillsBrowser(Vertical):
         if name != self._selected_name:
             self._selected_name = name
             if not (self.versions and self.versions[0].name == name):  # not already loaded with the list
-                self.versions = []
-                self.query_one(VersionList).set_count(0, 0)
-                if name is not None:
-                    self._load(name, time.perf_counter())
+                if name is None:
+                    self.versions = []
+                    self.query_one(VersionList).set_count(0, 0)
+                else:
+                    if name in self._ahead:
+                        self._set_versions(self._ahead[name])
+                    # Otherwise the previous skill's versions stay (titled with their name) for the
+                    # few ms until this one's arrive: clearing first drew the code view twice.
+                    # Read anyway: it confirms these versions and reads the new neighbours ahead.
+                    self._read_around(name)
         self._show_code()
 
     @on(VirtualList.Moved, "#skills-versions")
@@ -401,27 +460,61 @@ class SkillsBrowser(Vertical):
         text = Text()
         if self.error:
             text.append_text(inert(self.error, "bold red"))
+        elif self.library is None and self.empty_note:
+            text.append_text(inert(self.empty_note, "dim italic"))
         else:
             active = sum(1 for s in self.skills if s["active"])
             text.append_text(inert(f"namespace {self.namespace}", "bold"))
             text.append(f" · {count(len(self.skills), 'skill')}, {active} active")
             if self.search_names is not None:
-                text.append_text(inert(f" · {len(self.shown)} match {self.search_query.strip()!r}"))
+                found = len(self.shown)
+                query = self.search_query.strip()
+                text.append_text(inert(f" · {found} {'match' if found == 1 else 'matches'} for {query!r}"))
             if self.published:
                 text.append(f" · ★ {len(self.published)} published in the run", style="green")
             if self.live:
                 text.append(" · live", style="green")
         self.query_one("#skills-summary", Static).update(text)
 
+    def _version_state(self, artifact: ToolArtifact) -> str:
+        """Whether this version is the one in use: the library's active flag is the skill's, so
+        only its newest version is "active"; older ones are superseded by it."""
+        latest = max((a.version for a in self.versions), default=artifact.version)
+        if not artifact.active:
+            return "deprecated" if artifact.version == latest else f"superseded by v{latest} (deprecated)"
+        return "active" if artifact.version == latest else f"superseded by v{latest}"
+
+    def _nothing_selected(self) -> str:
+        """Why no version is shown: nothing yet, no search hit, or no skill picked."""
+        if self.library is None and self.empty_note:
+            return self.empty_note
+        if not self.skills:
+            return "no skills in this namespace yet"
+        if self.search_names is not None and not self.shown:
+            return f"no skill matches {self.search_query.strip()!r}"
+        return "pick a skill to see its versions"
+
     def _show_code(self) -> None:
         if not self.is_mounted:
             return
+        # A move draws the code view from several handlers (the list moved, the versions came);
+        # highlighting and laying out the same version again is most of a key's cost.
+        artifact = self.selected_version
+        shown = (
+            (artifact.name, artifact.version, artifact.source, artifact.active, self.mode, self.base_version)
+            + (tuple(v.version for v in self.versions), self.app.theme)
+            if artifact is not None
+            else (self.error, bool(self.skills))
+        )
+        if shown == self._code_shown:
+            return
+        self._code_shown = shown
         title = self.query_one("#skills-code-title", Static)
         body = self._set_code
         artifact = self.selected_version
         if artifact is None:
             title.update("")
-            body(inert(self.error or ("no skills" if not self.skills else "no version selected"), "dim"))
+            body(inert(self.error or self._nothing_selected(), "dim"))
             return
         if self.mode == "diff":
             base = self._diff_base(artifact)
@@ -433,9 +526,10 @@ class SkillsBrowser(Vertical):
             body(diff_text(base, artifact))
             return
         language = guess_language(artifact)
-        state = "active" if artifact.active else "deprecated"
         # Skill names are data: a str given to update() would be parsed as markup.
-        title.update(inert(f"  {artifact.name} v{artifact.version} · {language} · {state}"))
+        title.update(
+            inert(f"  {artifact.name} v{artifact.version} · {language} · {self._version_state(artifact)}")
+        )
         body(source_view(artifact, language))
 
     def _set_code(self, renderable: RenderableType) -> None:
@@ -484,3 +578,10 @@ class SkillsBrowser(Vertical):
         self._update_summary()
         self._set_code(inert(message, style="bold red"))
         self.notify(inert_str(message), severity="error", timeout=10, markup=False)
+
+    def _empty(self, message: str) -> None:
+        """Nothing to show yet: said inside the browser itself, not in a notification."""
+        self.empty_note = message
+        self.last_message = message
+        self._update_summary()
+        self._set_code(inert(message, style="dim italic"))

@@ -21,6 +21,7 @@ __all__ = [
     "guess_language",
     "open_library",
     "published_marks",
+    "read_versions",
     "resolve_namespace",
 ]
 
@@ -59,6 +60,11 @@ def open_library(db_path: Path, namespace: str) -> SqliteToolLibrary:
         raise SkillsOpenError(f"cannot open {db_path.name}: {exc}") from exc
     except sqlite3.Error as exc:  # open_readonly probes the schema before its error translation applies
         raise SkillsOpenError(f"{db_path.name} is not a readable skill database ({exc})") from exc
+
+
+def read_versions(library: SqliteToolLibrary, name: str) -> list[ToolArtifact]:
+    """Every version of one skill, newest first: one indexed query, never the whole catalogue."""
+    return list(reversed(library.versions(name)))
 
 
 def guess_language(artifact: ToolArtifact) -> str:

@@ -10,7 +10,15 @@ from watchfiles import Change, awatch
 
 from qitos.kit.memory.atomic import is_temp_name
 
-__all__ = ["DEBOUNCE_MS", "STEP_MS", "follow_changes", "memory_filter", "sqlite_filter", "watch"]
+__all__ = [
+    "DEBOUNCE_MS",
+    "STEP_MS",
+    "follow_changes",
+    "is_editor_scratch",
+    "memory_filter",
+    "sqlite_filter",
+    "watch",
+]
 
 # watchfiles waits `step` ms for quiet after a change, up to `debounce` ms; its defaults (1600/50)
 # make an edit appear after a noticeable lag. 50/10 reports a write here in ~15 ms.
@@ -20,10 +28,21 @@ STEP_MS = 10
 RUST_TIMEOUT_MS = 250
 
 
+# Editors' scratch files beside the file they save: vim's swap files and its `4913` write probe,
+# backups ending in `~`, emacs lock and autosave files. Never records, so never worth a wake-up.
+SCRATCH_SUFFIXES = ("~", ".swp", ".swo", ".swx", ".tmp", ".bak")
+SCRATCH_NAMES = frozenset({"4913"})
+
+
+def is_editor_scratch(name: str) -> bool:
+    """Whether a file name is an editor's backup, swap or probe file."""
+    return name in SCRATCH_NAMES or name.endswith(SCRATCH_SUFFIXES) or name.startswith((".#", "#"))
+
+
 def memory_filter(change: Change, path: str) -> bool:
     """Changes under a memory root that can alter what the browser lists (not temp files, not the index)."""
     name = Path(path).name
-    return not is_temp_name(name) and name != "MEMORY.md"
+    return not is_temp_name(name) and not is_editor_scratch(name) and name != "MEMORY.md"
 
 
 def sqlite_filter(db_path: Path) -> Callable[[Change, str], bool]:
@@ -53,6 +72,8 @@ async def watch(
     watch_filter: Callable[[Change, str], bool],
     stop: asyncio.Event,
     on_armed: Callable[[], None] | None = None,
+    *,
+    recursive: bool = True,
 ) -> AsyncIterator[set[tuple[Change, str]]]:
     """Yield batches of changes under ``paths`` until ``stop`` is set.
 
@@ -67,6 +88,7 @@ async def watch(
         step=STEP_MS,
         stop_event=own_stop,  # type: ignore[arg-type]  # awatch only calls is_set() and set()
         rust_timeout=RUST_TIMEOUT_MS,
+        recursive=recursive,
     )
     pending = asyncio.ensure_future(anext(changes))
     # awatch creates its watches synchronously in its first step, before its first await; a few
@@ -96,10 +118,12 @@ async def follow_changes(
     on_armed: Callable[[], None],
     on_changes: Callable[[set[tuple[Change, str]]], None],
     on_stopped: Callable[[str], None],
+    *,
+    recursive: bool = True,
 ) -> None:
     """Hand every batch of changes to ``on_changes`` until ``stop``; say why if watching ends otherwise."""
     try:
-        async for changes in watch(paths, watch_filter, stop, on_armed):
+        async for changes in watch(paths, watch_filter, stop, on_armed, recursive=recursive):
             on_changes(changes)
     except (OSError, RuntimeError) as exc:
         on_stopped(f"watching stopped: {exc}")

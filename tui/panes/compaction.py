@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from tui.panes.base import Pane, kv
-from tui.panes.context import request_view
+from tui.panes.context import no_request_note, request_view
 from tui.store import StepSummary
 from tui.text import inert
 
@@ -16,11 +16,15 @@ class CompactionPane(Pane):
 
     TITLE = "Compaction"
 
+    def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
+        return (*super().view_key(step), self.store.display_status)  # pending, or not sent at all
+
     def render_step(self, step: StepSummary) -> RenderableType:
         request, view = request_view(self, step)
         if view is None:
-            note = "no request view recorded" if request is not None else "no model request at this step"
-            return Text(f"step {step.step}: {note}", style="dim")
+            if request is None:
+                return Text(no_request_note(self, step), style="dim")
+            return Text(f"step {step.step}: no request view recorded", style="dim")
         if not view.receipts:
             return Text(f"step {step.step}: nothing compacted for this request", style="dim")
         parts: list[RenderableType] = []

@@ -20,15 +20,31 @@ def request_view(pane: Pane, step: StepSummary) -> tuple[ModelRequest | None, Re
     return request, request.view
 
 
+def no_request_note(pane: Pane, step: StepSummary) -> str:
+    """Why a step shows no request: pending (paused before deciding, or still running) is not
+    the same as a step that sent none."""
+    store = pane.store
+    if store.steps and store.steps[-1] is step:
+        pause = store.pause
+        if pause is not None and pause.step == step.step and store.display_status == "paused":
+            return f"step {step.step} is paused before deciding: its model request is not sent yet"
+        if store.display_status == "live":
+            return f"step {step.step} is running: its model request is not sent yet"
+    return f"step {step.step} sent no model request"
+
+
 class ContextPane(Pane):
     """Contributions with units, priority, required flag, selected or dropped, and the reason."""
 
     TITLE = "Context"
 
+    def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
+        return (*super().view_key(step), self.store.display_status)  # pending, or not sent at all
+
     def render_step(self, step: StepSummary) -> RenderableType:
         request, view = request_view(self, step)
         if request is None:
-            return Text(f"step {step.step} sent no model request", style="dim")
+            return Text(no_request_note(self, step), style="dim")
         head = kv("request", request.request_id or f"step {step.step}")
         if view is None:
             messages = request.messages

@@ -162,11 +162,15 @@ class EventsPane(Pane):
         return inert_line(f"{len(self.rows)} of {self.store.event_count} · {name}{text}{busy}")
 
     def watch_selected(self) -> None:
-        # The timeline follows the step list: the cursor goes to the selected step's first event.
+        self.show()
+        self._cursor_to_step()
+
+    def _cursor_to_step(self) -> None:
+        """The timeline follows the step list: the cursor goes to the selected step's first event
+        (or the next one the filters show)."""
         step = self.step
         if step is not None and self.rows:
             self.cursor = min(len(self.rows) - 1, bisect_left(self.rows, step.first))
-        self.show()
 
     def watch_kind_filter(self) -> None:
         self._restart_text_filter()
@@ -217,10 +221,13 @@ class EventsPane(Pane):
             self._scanned,
         ):
             return  # an answer to a filter changed since
+        fresh = not self._scanned
         self._matched.extend(message.found)
         self._scanned = message.stop
         self.filtering = False
         self.show()
+        if fresh:
+            self._cursor_to_step()
 
     # ---- keys --------------------------------------------------------------------------------
     def action_move(self, delta: int) -> None:
@@ -241,7 +248,7 @@ class EventsPane(Pane):
     def action_kind_filter(self) -> None:
         """Show the next kind of events: all, errors, retries, model calls, tool calls, memory, ..."""
         self.kind_filter = (self.kind_filter + 1) % len(FILTERS)
-        self.cursor = 0
+        self._cursor_to_step()
 
     def action_text_filter(self) -> None:
         """Ask for text the shown events must contain (empty: no text filter)."""
@@ -250,7 +257,7 @@ class EventsPane(Pane):
         def done(answer: str | None) -> None:
             if answer is not None:
                 self.text_filter = answer
-                self.cursor = 0
+                self._cursor_to_step()
 
         self.app.push_screen(
             PromptDialog("Show events containing (empty: all)", value=self.text_filter), done

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Hashable
 from functools import partial
 from typing import Any
 
@@ -22,6 +23,7 @@ from qitos.trace.payloads import (
     payload_of,
     request_view,
 )
+from tui.failures import attempt_text, error_line, latency_text
 from tui.panes.base import Block, Blocks, Pane
 from tui.request_diff import MessageDiff, message_diff, message_key
 from tui.store import Exchange, StepSummary, format_action
@@ -77,8 +79,20 @@ class ExchangesPane(Pane):
 
     _stick_to_end = True
     _window = SHOWN_EXCHANGES  # exchanges rendered, ending at the selected step
+    _counting = 0  # search highlights in the block being built
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._hits: dict[Hashable, int] = {}  # search highlights per exchange block key
 
     def after_show(self) -> None:
+        # The count of highlighted places, where they are: it is what the search found here.
+        hits = self.highlight_count()
+        self.border_subtitle = (
+            f"{hits} {'place' if hits == 1 else 'places'} highlighted for {self.search_text!r}"
+            if self.search_text
+            else ""
+        )
         # The selected step's exchange is the newest one: keep the end of the log in view, until
         # the user scrolls up. render_line draws from the end while stuck, so what is on screen
         # never depends on when the scroll position catches up with a new layout.
@@ -210,17 +224,34 @@ class ExchangesPane(Pane):
                 ex.request,
                 ex.response,
                 len(ex.tool_results),
+                len(ex.errors),
+                ex.response is None and self.store.display_status,  # "waiting" holds only while live
                 self.expanded,
                 self.raw,
                 self.search_text,
                 self.whole,
             )
-            blocks.append(Block(cache_key, partial(self._render_exchange, ex), DIM if dim else None))
+            blocks.append(Block(cache_key, partial(self._counted, cache_key, ex), DIM if dim else None))
         return Blocks(blocks)
+
+    def _counted(self, key: Hashable, ex: Exchange) -> RenderableType:
+        """Build an exchange's block, counting the search highlights it carries (kept per block:
+        a block whose lines are cached is not built again, its count is still known)."""
+        self._counting = 0
+        built = self._render_exchange(ex)
+        self._hits[key] = self._counting
+        return built
+
+    def highlight_count(self) -> int:
+        """How many places the pane highlights for the search now (its subtitle says the same)."""
+        if not self.search_text:
+            return 0
+        # The blocks on show (render_step also runs for steps prepared ahead: not those).
+        return sum(self._hits.get(block.key, 0) for block in self.blocks() if block.key is not None)
 
     def _mark(self, text: Text) -> Text:
         if self.search_text:
-            text.highlight_words([self.search_text], style="reverse", case_sensitive=False)
+            self._counting += text.highlight_words([self.search_text], style="reverse", case_sensitive=False)
         return text
 
     def _block(self, label: str, body: str, style: str, dim: bool) -> list[Text]:
@@ -273,6 +304,13 @@ class ExchangesPane(Pane):
                 # The Engine estimated these (the model reported none): say so, never pass them off.
                 label = "usage (estimated)" if response.usage.estimated else "usage"
                 lines.append(inert(f"  {label}: {figures}", style="dim"))
+        for i in ex.errors:
+            # Each failed attempt where it happened: kind, attempt n of m, latency, retrying or not.
+            lines.append(inert("✗ " + error_line(self.store.load(i).payload), style="bold red"))
+        if ex.request is not None and ex.response is None and not ex.errors:
+            live = self.store.display_status in ("live", "paused")
+            note = "… waiting for the model's answer" if live else "no answer was recorded"
+            lines.append(Text(note, style="dim italic"))
         for i in ex.tool_results:
             lines.extend(self._tool_result(payload_of(self.store.load(i)), dim))
         return Group(*lines)
@@ -318,5 +356,8 @@ class ExchangesPane(Pane):
             return out
         result = ToolResult.read(p)
         label = f"tool {result.tool or '?'} {'ok' if result.ok else 'failed'}"
+        facts = [attempt_text(result.attempts, result.max_attempts), latency_text(result.latency_ms)]
+        if not result.ok or (result.attempts or 0) > 1:  # said when something went wrong on the way
+            label += "".join(f" · {f}" for f in facts if f)
         body = result.result if result.ok else result.error
         return self._block(label, as_text(body), "yellow" if result.ok else "red", dim)

@@ -11,6 +11,7 @@ from typing import Any
 
 from textual import on, work
 
+from tui.failures import error_sentences
 from tui.gc_tuning import spare_long_lived
 from tui.messages import RunCrashed, RunReturned
 from tui.screens.dialogs import ErrorScreen
@@ -25,6 +26,7 @@ class LiveControlScreen(FeedingScreen):
 
     _engine_running = False
     _export_notice: str | None = None
+    _answers = 0  # how often the live Engine has returned (finished, paused) or crashed
 
     def start_engine(self) -> None:
         """Start the live run once the screen is up (the first frame would compete with it)."""
@@ -81,6 +83,7 @@ class LiveControlScreen(FeedingScreen):
     @on(RunReturned)
     def _returned(self, message: RunReturned) -> None:
         self._engine_running = False
+        self._answers += 1
         self._drain()
         self._flush_now()
         self.refresh_bindings()
@@ -90,17 +93,19 @@ class LiveControlScreen(FeedingScreen):
             self.app.push_screen(ErrorScreen("The run failed", self._failure_text()))
 
     def _failure_text(self) -> str:
-        for step in reversed(self.store.steps):
-            for i in reversed(step.errors):
-                p = self.store.load(i).payload
-                return f"{p.get('category', 'error')} at step {step.step}: {p.get('message')}\n\n{p.get('details', '')}"
+        """What went wrong, in sentences (never a repr of the error's details)."""
+        store = self.store
+        if store.failure is not None:
+            return error_sentences(store.failure, store.failure_step)
+        for step in reversed(store.steps):
             if step.error:
-                return f"step {step.step}: {step.error}"
-        return f"stop reason: {self.store.stop_reason}"
+                return f"Step {step.step} failed: {step.error}"
+        return f"The run stopped: {store.stop_reason or 'no reason was recorded'}."
 
     @on(RunCrashed)
     def _crashed(self, message: RunCrashed) -> None:
         self._engine_running = False
+        self._answers += 1
         self._drain()
         self._flush_now()
         if self.store.status == "running":
@@ -108,10 +113,27 @@ class LiveControlScreen(FeedingScreen):
         self.refresh_bindings()
         self.app.push_screen(ErrorScreen(message.title, message.detail))
 
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="stopping the run")
+    def stop_paused_run(self) -> None:
+        """Stop the paused run (its trace is finalised as stopped), then quit the app."""
+        assert self.live is not None
+        try:
+            self.live.stop_paused()
+        finally:
+            self.app.call_from_thread(self.app.exit)
+
     @property
     def engine_running(self) -> bool:
         """Whether the Engine is running (asked to start, or resumed) and has not returned yet."""
         return self._engine_running
+
+    @property
+    def engine_answered(self) -> bool:
+        """Whether the live run has been started and has answered since (returned: finished or
+        paused; or crashed) and is not running again; always True for a replay. Waiting for
+        "not running" alone is not enough: before the screen starts the Engine, it is not running
+        either."""
+        return self.live is None or (self._answers > 0 and not self._engine_running)
 
     @property
     def is_live(self) -> bool:
@@ -119,9 +141,10 @@ class LiveControlScreen(FeedingScreen):
         return self.live is not None and (self._engine_running or self.live.snapshot is not None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the live-only keys in a replay; grey out those that do not apply right now."""
+        """Hide the live-only keys in a replay and once the run is over; grey out those that do
+        not apply right now (Textual asks again on refresh_bindings)."""
         if action in ("pause", "resume", "single_step"):
-            if self.live is None:
+            if self.live is None or not self.is_live:
                 return False
             paused = self.live.snapshot is not None
             if action == "resume":

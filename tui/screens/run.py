@@ -47,6 +47,16 @@ PANES: tuple[type[Pane], ...] = (
     SkillsPane,
     EventsPane,
 )
+# Tab labels on a narrow terminal, where the full titles do not all fit beside the step list.
+SHORT_TITLES = {
+    "Exchanges": "Exch",
+    "Context": "Ctx",
+    "Budget": "Budg",
+    "Compaction": "Comp",
+    "Memory": "Mem",
+    "Skills": "Skill",
+    "Events": "Evts",
+}
 DIGITS = frozenset("0123456789")
 WIDE = (160, 45)  # from this size on, every pane is on screen at once
 # Rendering ahead starts this long after a key: its frame is drawn first (within a frame interval,
@@ -73,7 +83,13 @@ class RunScreen(LiveControlScreen):
         Binding("x", "expand", "Expand", show=False),
         Binding("v", "raw", "Raw JSON", show=False),
         Binding("w", "whole", "Whole request", show=False),
-        *(Binding(str(k + 1), f"pane({k})", pane.TITLE, show=False) for k, pane in enumerate(PANES)),
+        *(
+            Binding(str(k + 1), f"pane({k})", f"Focus {pane.TITLE}", show=False)
+            for k, pane in enumerate(PANES)
+        ),
+        Binding("z", "zoom", "Zoom pane", show=False),
+        Binding("tab", "app.focus_next", "Next pane", show=False),
+        Binding("shift+tab", "app.focus_previous", "Previous pane", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("escape", "back", "Runs", show=False),
     ]
@@ -88,6 +104,8 @@ class RunScreen(LiveControlScreen):
     """Exchanges pane: whole requests instead of what changed since the previous one."""
     active_pane: reactive[int] = reactive(0, repaint=False)
     """Which pane the tabs show on a small terminal."""
+    zoomed: reactive[int | None] = reactive(None, repaint=False)
+    """The pane zoomed to the whole screen (`z`), if any."""
 
     def __init__(
         self,
@@ -118,14 +136,18 @@ class RunScreen(LiveControlScreen):
             RunScreen.following,
             progress=RunScreen.fold_progress,
         )
-        yield StatusBar(self.store, self.notices, id="status").data_bind(RunScreen.revision, RunScreen.note)
+        yield StatusBar(self.store, self.notices, resumable=self.live is not None, id="status").data_bind(
+            RunScreen.revision, RunScreen.note
+        )
         with Horizontal(id="body"):
             yield StepList(self.store, id="steps").data_bind(
                 cursor=RunScreen.selected, revision=RunScreen.revision
             )
             with Vertical(id="pane-area"):
                 yield PaneTabs(
-                    [f"{k + 1} {p.TITLE}" for k, p in enumerate(self.panes)], id="pane-tabs"
+                    [f"{k + 1} {p.TITLE}" for k, p in enumerate(self.panes)],
+                    [f"{k + 1} {SHORT_TITLES.get(p.TITLE, p.TITLE)}" for k, p in enumerate(self.panes)],
+                    id="pane-tabs",
                 ).data_bind(active=RunScreen.active_pane)
                 with Container(id="panes"):
                     for k, pane_cls in enumerate(self.panes):
@@ -152,8 +174,13 @@ class RunScreen(LiveControlScreen):
 
     def on_unmount(self) -> None:
         self._prefetch.stop()
+        # Leaving by any other way than `q` (ctrl+q, a signal): a paused run still ends truthfully.
+        if self.live is not None and self.live.snapshot is not None and not self.engine_running:
+            self.live.stop_paused()
 
     def _apply_size(self) -> None:
+        # A narrow footer drops the keys' padding, so that every shown key (q Quit last) fits.
+        self.query_one(Footer).compact = self.size.width < 120
         wide = self.size.width >= WIDE[0] and self.size.height >= WIDE[1]
         if wide != self.has_class("-wide"):
             self.set_class(wide, "-wide")
@@ -294,7 +321,11 @@ class RunScreen(LiveControlScreen):
             target = behind[-1] if behind else positions[-1]
         self._select(target)
         k = positions.index(target) + 1
-        self.note = f"match {k} of {len(positions)} for {self.search_text!r} (n / N)"
+        # Steps, said as steps: the places highlighted are counted on the Exchanges pane itself.
+        n = len(positions)
+        self.note = (
+            f"{self.search_text!r} is in {n} {'step' if n == 1 else 'steps'}; this is {k} of {n} (n / N)"
+        )
 
     def action_export(self) -> None:
         """Write the selected step's request as JSON and say where."""
@@ -322,8 +353,38 @@ class RunScreen(LiveControlScreen):
         self.whole = not self.whole
 
     def action_pane(self, index: int) -> None:
-        """Show pane ``index`` (when the panes are in tabs)."""
+        """Focus pane ``index`` (its keys then scroll it), showing it when the panes are tabs."""
         self.active_pane = index
+        pane = self._pane(index)
+        if pane is None:
+            return
+        if self.zoomed is not None:
+            self._zoom(pane)  # the zoom follows the pane picked
+        # Focused once its tab is on screen (a hidden widget cannot take the focus).
+        self.call_after_refresh(pane.focus)
+
+    def _pane(self, index: int) -> Pane | None:
+        return next((p for p in self.query(Pane) if p.index == index), None)
+
+    def action_zoom(self) -> None:
+        """Zoom the focused pane (or the shown one) to the whole screen, or back."""
+        if self.zoomed is not None:
+            self._zoom(None)
+            return
+        focused = self.focused
+        pane = focused if isinstance(focused, Pane) else self._pane(self.active_pane)
+        if pane is not None:
+            self.active_pane = pane.index
+            self._zoom(pane)
+            self.call_after_refresh(pane.focus)
+
+    def _zoom(self, pane: Pane | None) -> None:
+        for other in self.query(Pane):
+            other.set_class(other is pane, "-zoomed")
+        self.zoomed = pane.index if pane is not None else None
+        self.set_class(pane is not None, "-zoom")
+        # Panes hidden until now render once they are laid out at their new size.
+        self.call_after_refresh(lambda: [p.show() for p in self.query(Pane)])
 
     @on(EventsPane.Jump)
     def _jump(self, message: EventsPane.Jump) -> None:
@@ -342,6 +403,17 @@ class RunScreen(LiveControlScreen):
             keys.setdefault(binding.action, []).append(self.app.get_key_display(binding))
             described.setdefault(binding.action, binding.description or binding.action)
         rows = [(" / ".join(k), described[action]) for action, k in keys.items()]
+        # The keys of the step list and of a pane work once they have the focus (Tab, 1-6):
+        # listed too, whichever of them has it now.
+        for where, widget_cls in (("step list", StepList), ("focused pane", Pane)):
+            if not isinstance(self.focused, widget_cls):
+                for binding in widget_cls.BINDINGS:
+                    if isinstance(binding, Binding):
+                        shown = " / ".join(
+                            self.app.get_key_display(Binding(key, binding.action))
+                            for key in binding.key.split(",")
+                        )
+                        rows.append((shown, f"{binding.description} ({where})"))
         self.app.push_screen(HelpScreen(rows))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -359,15 +431,21 @@ class RunScreen(LiveControlScreen):
             self.dismiss(None)
 
     async def request_quit(self) -> None:
-        """Quit, asking first while a run is live; cancel the run so its trace is finalised."""
+        """Quit, asking first while a run is live; a running run is cancelled and a paused one
+        stopped where it stands, so its trace is finalised with a status that says so."""
         if not self.is_live:
             self.app.exit()
             return
+        paused = self.live is not None and self.live.snapshot is not None
 
         def answer(yes: bool | None) -> None:
             if yes:
-                if self.live is not None:
-                    self.live.cancel()
-                self.app.exit()
+                if paused:
+                    self.stop_paused_run()
+                else:
+                    if self.live is not None:
+                        self.live.cancel()
+                    self.app.exit()
 
-        self.app.push_screen(ConfirmDialog("A run is live. Quit anyway?"), answer)
+        question = "The run is paused. Quit and stop it here?" if paused else "A run is live. Quit anyway?"
+        self.app.push_screen(ConfirmDialog(question), answer)

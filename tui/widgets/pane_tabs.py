@@ -45,17 +45,29 @@ class PaneTabs(Widget):
             super().__init__()
             self.index = index
 
-    def __init__(self, titles: list[str], *, id: str | None = None) -> None:
+    def __init__(
+        self, titles: list[str], short_titles: list[str] | None = None, *, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.titles = titles
+        # Shorter labels for a narrow terminal, so that every tab stays on screen (at 80x24 the
+        # full titles hid tabs 5 and 6 until one was picked).
+        self.short_titles = short_titles or titles
+
+    def labels(self) -> tuple[list[str], int]:
+        """The labels that fit the width (full titles, else the short ones) and the gap between."""
+        if _row_width(self.titles, GAP) <= self.content_region.width:
+            return self.titles, GAP
+        return self.short_titles, 1
 
     def spans(self) -> list[tuple[int, int]]:
         """Where each label starts and ends on the line (content coordinates)."""
+        labels, gap = self.labels()
         out: list[tuple[int, int]] = []
         x = 0
-        for title in self.titles:
+        for title in labels:
             out.append((x, x + len(title)))
-            x += len(title) + GAP
+            x += len(title) + gap
         return out
 
     def shift(self) -> int:
@@ -69,9 +81,10 @@ class PaneTabs(Widget):
         active = self.get_component_rich_style("pane-tabs--active")
         inactive = self.get_component_rich_style("pane-tabs--inactive")
         labels = Text(end="")
-        for k, title in enumerate(self.titles):
+        shown, gap = self.labels()
+        for k, title in enumerate(shown):
             if k:
-                labels.append(" " * GAP)
+                labels.append(" " * gap)
             labels.append(title, style=active if k == self.active else inactive)
         start, end = self.spans()[self.active] if self.titles else (0, 0)
         underline = Text(end="")
@@ -88,6 +101,10 @@ class PaneTabs(Widget):
             if start <= x < end:
                 self.post_message(self.Picked(k))
                 return
+
+
+def _row_width(labels: list[str], gap: int) -> int:
+    return sum(map(len, labels)) + gap * max(0, len(labels) - 1)
 
 
 def _one_line(text: Text) -> Text:

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from tui.failures import error_line
 from tui.store import RunStore, format_action
 from tui.text import inert
 
@@ -15,11 +16,12 @@ STATUS_STYLES = {
     "finished": "bold cyan",
     "failed": "bold red",
     "interrupted": "bold magenta",
+    "stopped": "bold magenta",
 }
 
 
 class RunHeader(Static):
-    """Run id, status (live, paused, finished, failed, interrupted), step i of n, model, tokens."""
+    """Status (live, paused, finished, stopped, failed, interrupted), step id, tokens, model, run id."""
 
     DEFAULT_CSS = """
     RunHeader { height: 1; background: $panel; color: $foreground; padding: 0 1; }
@@ -41,29 +43,37 @@ class RunHeader(Static):
         self.store = store
 
     def render(self) -> Text:
+        # Most essential first, so that a narrow terminal (80 columns) cuts only the run id at the
+        # end: status, the selected step's recorded id, a `g` being typed, tokens, model, run id.
         store = self.store
         status = store.display_status
         line = Text()
-        line.append_text(inert(store.run_id or "(no run id yet)", "bold"))  # ids come from the trace
-        line.append("  ")
         line.append_text(
             inert(f"● {status}", STATUS_STYLES.get(status, "bold"))
         )  # a manifest may say anything
         if self.following:
             line.append(" (following)", style=STATUS_STYLES.get(status, "bold"))
-        n = len(store.steps)
-        i = min(self.selected, n - 1) + 1 if n else 0
-        line.append(f"  step {i} of {n}", style="bold")
-        if n and store.steps[i - 1].step != i - 1:  # ids differ from positions (resumed or sparse runs)
-            line.append(f" (id {store.steps[i - 1].step})", style="dim")
-        line.append_text(inert(f"  {store.model_id or 'model ?'}"))
-        line.append(f"  {store.tokens} tok", style="dim")
-        if self.progress:
-            line.append_text(inert(f"  {self.progress}", "italic yellow"))
+        steps = store.steps
+        if steps:
+            # The recorded step id, as the step list, `g`, Budget and export use it (ids count from
+            # 0 and may have gaps), with the range of ids in the run.
+            step = steps[max(0, min(self.selected, len(steps) - 1))]
+            line.append(f"  step {step.step}", style="bold")
+            line.append(f" ({steps[0].step}–{steps[-1].step})", style="dim")
+        else:
+            line.append("  no steps yet", style="dim")
         if self.prompt is not None:
             line.append("  go to step: ", style="bold reverse")
             line.append(f"{self.prompt}▏", style="bold reverse")
             line.append(" Enter goes, Esc cancels", style="dim")
+        line.append(f"  {store.tokens} tok", style="dim")
+        # Model and run ids come from the trace: inert.
+        line.append_text(inert(f"  {store.model_id or 'model ?'}"))
+        line.append_text(inert(f"  {store.run_id or '(no run id yet)'}", "bold"))
+        if self.progress:
+            line.append_text(inert(f"  {self.progress}", "italic yellow"))
+        line.no_wrap = True
+        line.overflow = "ellipsis"
         return line
 
 
@@ -80,10 +90,20 @@ class StatusBar(Static):
     note: reactive[str] = reactive("")
     """A transient line from the screen (pause requested, export written, ...)."""
 
-    def __init__(self, store: RunStore, notices: list[str] | None = None, *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        store: RunStore,
+        notices: list[str] | None = None,
+        *,
+        resumable: bool = False,
+        id: str | None = None,
+    ) -> None:
         super().__init__("", id=id)
         self.store = store
         self.notices = notices if notices is not None else []  # the screen's own list: it grows later
+        # Only a live run can be resumed from here; a replay (even of a run paused in another
+        # process) never offers keys that would do nothing.
+        self.resumable = resumable
         self._last: Text | None = None
 
     def on_mount(self) -> None:
@@ -101,8 +121,17 @@ class StatusBar(Static):
     def content(self) -> Text:
         """The bar's text: the pause, reader notices, the latest note; empty when there is nothing."""
         out = Text()
+        store = self.store
+        if store.display_status == "failed" and store.failure is not None:
+            # The cause stays on screen, under the header, once the run has failed (the dialog
+            # that said so first can be closed).
+            where = f" at step {store.failure_step}" if store.failure_step is not None else ""
+            out.append(f"✗ failed{where}: ", style="bold red")
+            out.append_text(inert(error_line(store.failure)))
         pause = self.store.pause
         if pause is not None and self.store.display_status == "paused":
+            if out:
+                out.append("\n")
             who = "the TUI's request (p/s)" if pause.own else f"the agent's policy {pause.policy_id}"
             out.append("⏸ paused ", style="bold yellow")
             # The policy id, reason and pending actions come from the agent and the model: inert.
@@ -110,7 +139,12 @@ class StatusBar(Static):
             if pause.reason and not pause.reason.startswith(pause.policy_id):  # not just the id again
                 out.append_text(inert(f": {pause.reason}", "italic"))
             pending = "; ".join(format_action(a) for a in pause.pending_actions) or "none"
-            out.append_text(inert(f"\n  pending: {pending} · r resumes · s runs one step"))
+            keys = (
+                " · r resumes · s runs one step"
+                if self.resumable
+                else " · only the process running it can resume it"
+            )
+            out.append_text(inert(f"\n  pending: {pending}{keys}"))
         for notice in self.notices[:3]:
             out.append_text(inert(("\n" if out else "") + f"⚠ {notice}", "yellow"))
         if len(self.notices) > 3:

@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from tui.store import RunStore
+from tui.store import RunStore, StepSummary, format_action
 from tui.text import inert_line
 from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling
 from tui.widgets.scrolling import set_virtual_size
@@ -162,6 +162,23 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
         """The first row shown, the row width (the last column is the scroll gutter), the styles."""
         return int(self.scroll_offset.y), self.scrollable_content_region.width - 1, self._styles_for_rows()
 
+    def _mark(self, row: int, s: StepSummary) -> tuple[str, str]:
+        """The row's mark and text: ✗ failed, ↻ retried, ⏸ paused before its action, … still
+        running, ✓ done; a paused step shows its pending action, never a blank as if done."""
+        store = self.store
+        last = row == len(store.steps) - 1
+        if not s.ok:
+            return "✗", s.error if not s.action else s.action
+        pause = store.pause
+        if last and pause is not None and pause.step == s.step and store.display_status == "paused":
+            pending = "; ".join(format_action(a) for a in pause.pending_actions)
+            return "⏸", f"pending: {pending}" if pending else "paused before deciding"
+        if last and store.display_status == "live":
+            return "…", s.action or "running"
+        if s.retries:
+            return "↻", f"{s.action} (retried {s.retries}×)" if s.action else f"retried {s.retries}×"
+        return "✓", s.action
+
     def render_line(self, y: int) -> Strip:
         top, width, (base, error, match, cursor) = self._pass or self._row_context()
         row = y + top
@@ -170,12 +187,10 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
         if row >= len(steps):
             return Strip([Segment(" " * width, base), gutter], width + 1)
         s = steps[row]
-        mark = "✗" if not s.ok else "✓"
+        mark, action = self._mark(row, s)
         digits = self._digits or len(str(steps[-1].step))
         # Phase, action and error come from the trace; the row is drawn as a raw segment.
-        text = inert_line(
-            f"{mark} {s.step:>{digits}} {s.phase[:7]:<7} {s.error if not s.ok and not s.action else s.action}"
-        )
+        text = inert_line(f"{mark} {s.step:>{digits}} {s.phase[:7]:<7} {action}")
         style = base
         if not s.ok:
             style += error

@@ -7,6 +7,7 @@ fsynced so the rename itself survives a power cut.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import time
 import uuid
@@ -25,8 +26,14 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that no reader ever sees a partial file."""
+def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` so that no reader ever sees a partial file.
+
+    ``durable=False`` skips both fsyncs: still atomic for every reader and against a killed
+    process (the rename is), but a power cut may lose the write. Only for derived files that a
+    rebuild recreates (the Memdir index), where the two fsyncs were half the cost of an append.
+    It also swaps the new file in instead of renaming over the old one (see :func:`_swap_in`).
+    """
     tmp = path.parent / f"{TEMP_PREFIX}{uuid.uuid4().hex}{TEMP_SUFFIX}"
     # O_EXCL|O_NOFOLLOW: never write through a planted file or symlink at the temp name.
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
@@ -35,7 +42,8 @@ def atomic_write(path: Path, data: bytes) -> None:
         while view:
             written = os.write(fd, view)
             view = view[written:]
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     except BaseException:
         os.close(fd)
         _unlink_quietly(tmp)
@@ -43,11 +51,38 @@ def atomic_write(path: Path, data: bytes) -> None:
     os.close(fd)
     try:
         # rename replaces a symlink at the target itself; it never writes through it.
-        os.replace(tmp, path)
+        if durable or not _swap_in(tmp, path):
+            os.replace(tmp, path)
     except BaseException:
         _unlink_quietly(tmp)
         raise
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+try:
+    _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+except (OSError, AttributeError):  # not Linux, or a libc without renameat2
+    _renameat2 = None
+
+
+def _swap_in(tmp: Path, path: Path) -> bool:
+    """Atomically exchange ``tmp`` and an existing ``path``, then drop ``tmp`` (the old bytes).
+
+    Renaming over an existing file makes ext4 write the new file's data out first (its
+    auto_da_alloc guard against empty files after a crash): 0.2-0.45 ms here, as much as the
+    record's own fsync. An exchange is not such a rename (0.02 ms). Only for non-durable, derived
+    files. False (nothing done) where the exchange is unavailable: the caller renames instead. A
+    kill between the exchange and the unlink leaves a temp file that sweep_stale_temps removes.
+    """
+    if _renameat2 is None:
+        return False
+    if _renameat2(_AT_FDCWD, os.fsencode(tmp), _AT_FDCWD, os.fsencode(path), _RENAME_EXCHANGE) != 0:
+        return False  # ENOENT (no file yet), EINVAL/ENOSYS (filesystem or kernel without it)
+    _unlink_quietly(tmp)
+    return True
 
 
 def read_no_follow(path: Path) -> bytes:

@@ -1,0 +1,65 @@
+"""The README's keys table names every key of the run screen, pane scrolling and the browsers' keys."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from textual.binding import Binding
+
+from tui.browsers.memory_browser import MemoryBrowser
+from tui.browsers.skills_browser import SkillsBrowser
+from tui.panes.base import Pane
+from tui.screens.run import RunScreen
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+# How the README writes a Textual key name.
+SHOWN = {
+    "left": "←",
+    "right": "→",
+    "up": "↑",
+    "down": "↓",
+    "home": "Home",
+    "end": "End",
+    "pageup": "PgUp",
+    "pagedown": "PgDn",
+    "slash": "/",
+    "question_mark": "?",
+    "escape": "Esc",
+    "tab": "Tab",
+    "shift+tab": "Shift+Tab",
+}
+
+
+def keys_section() -> str:
+    text = README.read_text(encoding="utf-8")
+    match = re.search(r"^## Keys\n(.*?)^## ", text, re.DOTALL | re.MULTILINE)
+    assert match, "the README lost its Keys section"
+    return match.group(1)
+
+
+def test_every_run_screen_and_pane_key_is_in_the_readme() -> None:
+    section = keys_section()
+    missing = []
+    for binding in [*RunScreen.BINDINGS, *Pane.BINDINGS]:
+        assert isinstance(binding, Binding)
+        for key in binding.key.split(","):
+            shown = SHOWN.get(key, key)
+            if key.isdigit():
+                shown = "`1`…`6`"
+            elif f"`{shown}`" not in section:
+                missing.append(key)
+                continue
+            assert shown in section
+    assert missing == [], f"keys missing from the README's keys table: {missing}"
+
+
+def test_the_browsers_keys_and_units_are_explained() -> None:
+    section = keys_section()
+    for browser in (MemoryBrowser, SkillsBrowser):
+        for binding in browser.BINDINGS:
+            assert isinstance(binding, Binding)
+            if binding.show:
+                assert f"`{binding.key}`" in section, binding.key
+    assert "*units*" in section and "characters" in section
+    assert "recorded step ids" in section
