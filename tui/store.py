@@ -26,7 +26,7 @@ from qitos.trace.events import (
     RunEvent,
     Stage,
 )
-from qitos.trace.fields import as_dict, as_int, as_str, as_text
+from qitos.trace.fields import as_dict, as_float, as_int, as_str, as_text
 from qitos.trace.parse import malformed_notice
 from qitos.trace.payloads import (
     Decision,
@@ -163,6 +163,7 @@ class StepSummary:
     error: str | None = None
     retries: int = 0  # failed attempts that were retried (the step may still have succeeded)
     tokens: int = 0
+    latency_ms: float = 0.0  # model and tool latency the step's events report, summed
     used_units: int | None = None
     budget: Budget | None = None
     # Indices of the events the panes load on demand, by what they are.
@@ -359,6 +360,7 @@ class RunStore:
         tokens = response_usage(p).total
         ex.tokens += tokens
         step.tokens += tokens
+        step.latency_ms += _latency(p)
         self.total_tokens += tokens
         calls = response_tool_calls(p)
         if calls:
@@ -383,6 +385,7 @@ class RunStore:
         pos = self._by_call.pop(str(call_id(p)), None)  # answered: the id is not needed again
         ex = self.exchanges[pos] if pos is not None else self._last_exchange(step, i)
         ex.tool_results += (i,)
+        step.latency_ms += _latency(p)
         if p.get("ok") is not True or "attempts" in p:  # a plain success needs no reading
             result = ToolResult.read(p)
             step.retries += max(0, (result.attempts or 1) - 1)  # attempts that failed before the last
@@ -542,6 +545,13 @@ class RunStore:
                 break
         begin = max(0, end - limit)
         return begin, self.exchanges[begin:end]
+
+
+def _latency(payload: dict) -> float:
+    """An event's ``latency_ms``, when it is a finite, non-negative number; else 0."""
+    value = as_float(payload.get("latency_ms"))
+    # Capped so that a hostile figure cannot make the sum infinite.
+    return min(value, 1e12) if value is not None and value >= 0 else 0.0
 
 
 _HANDLERS = {

@@ -121,10 +121,11 @@ def test_diff_of_two_runs_that_diverge_in_a_real_terminal(terminal: list[Termina
     a, b = tmp_path / "run_a", tmp_path / "run_b"
     write_trace(a, synthetic_events(8, run_id="run_a", pause_at=None))
     write_trace(b, (e for e in synthetic_events(8, run_id="run_b", pause_at=None) if e.step_id != 3))
-    diff = Terminal([sys.executable, "-m", "tui.cli", "diff", str(a), str(b)], tmp_path)
+    diff = Terminal([sys.executable, "-m", "tui.cli", "diff", str(a), str(b)], tmp_path, size=(140, 40))
     terminal.append(diff)
-    screen = diff.wait_for("first divergence at step 3")
-    assert "step 3 only in run A" in screen and "1 of 8 pairs differ" in screen
+    diff.wait_for("first divergence at step 3")
+    screen = diff.wait_for("step 3 only in run A")
+    assert "pairs differ" in screen
     diff.keys("n")  # no later divergence: said, not a crash
     diff.wait_for("no further divergence")
     diff.keys("Up")

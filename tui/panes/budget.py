@@ -7,7 +7,8 @@ from functools import partial
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tui.panes.base import Block, Blocks, Pane, bar, kv, sparkline
+from tui.panes.base import Block, Blocks, Pane, bar, kv
+from tui.panes.cost_chart import cost_charts
 from tui.request_diff import budget_deltas, previous_budget_step, signed
 from tui.store import BUDGET_CATEGORIES, StepSummary
 from tui.text import inert
@@ -81,9 +82,7 @@ class BudgetPane(Pane):
         return Text(f"{signed(delta):>5} ", style=style)
 
     def _legend(self) -> Group:
-        series = self.store.used_series()
-        if not any(series):
-            return Group(Text("no step of this run recorded a budget", style="dim"))
-        width = max(8, self.content_width)
-        top = Text(f"used units per step, whole run (max {max(series):.0f}):", style="dim")
-        return Group(top, sparkline(series, width))
+        """The whole run as charts: used units, tokens and latency per step, failed steps marked."""
+        store = self.store
+        unit = next((s.budget.unit for s in store.steps if s.budget is not None), "units")
+        return cost_charts(store.steps, max(8, self.content_width), store.used_series, unit)
