@@ -40,9 +40,11 @@ class QitosApp(LastResort, App[int]):
         follow: bool = False,
         panes: tuple[type[Pane], ...] | None = None,
         fork_agent: Callable[[str], Any] | None = None,
+        diff: tuple[Path, Path] | None = None,
     ) -> None:
         super().__init__()
         self.fork_agent = fork_agent  # builds a fresh agent for `f` (fork here) from the run's task
+        self.diff = diff  # two run directories to compare side by side
         self.replay_path = replay
         self.live = live
         self.error = error
@@ -54,6 +56,10 @@ class QitosApp(LastResort, App[int]):
         """The run itself when there is one: no blank screen is drawn before it (first paint)."""
         from qitos.trace.layout import is_run_dir
 
+        if self.error is None and self.diff is not None:
+            from tui.screens.diff import DiffScreen
+
+            return DiffScreen(*self.diff)
         if self.error is None and self.live is not None:
             return RunScreen(
                 RunStore(ListSource()), live=self.live, export_dir=self.export_dir, panes=self.panes
@@ -63,7 +69,7 @@ class QitosApp(LastResort, App[int]):
         return super().get_default_screen()
 
     def on_mount(self) -> None:
-        if isinstance(self.screen, RunScreen):
+        if isinstance(self.screen, RunScreen) or (self.diff is not None and self.error is None):
             return
         if self.error is not None:
             self._fatal(*self.error)
@@ -158,6 +164,7 @@ def make_app(
     skills_db: str | Path | None = None,
     namespace: str | None = None,
     fork_agent: Callable[[str], Any] | None = None,
+    diff: tuple[str | Path, str | Path] | None = None,
 ) -> QitosApp:
     """The one way to build the app: the CLI and the tests both call this.
 
@@ -179,4 +186,5 @@ def make_app(
         export_dir=Path(export_dir) if export_dir is not None else None,
         follow=follow,
         fork_agent=fork_agent,
+        diff=(Path(diff[0]), Path(diff[1])) if diff is not None else None,
     )

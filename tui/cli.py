@@ -90,6 +90,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     _store_args(replay)
 
+    diff = sub.add_parser(
+        "diff",
+        help="compare two recorded runs side by side: aligned steps and the first divergence",
+        description="Align the steps of two run directories on their actions and arguments, name the "
+        "first divergence, and show how each aligned pair differs (decision, arguments, tool result, "
+        "tokens, context).",
+    )
+    diff.add_argument("run_a", metavar="RUN_A", help="the first run directory")
+    diff.add_argument("run_b", metavar="RUN_B", help="the second run directory")
+
     memory = sub.add_parser(
         "memory",
         help="browse a Memdir memory root live from disk; delete a wrong record",
@@ -191,6 +201,10 @@ def _command(argv: Sequence[str] | None) -> int:
         from tui.browsers import make_skills_app
 
         return _run_app(make_skills_app(args.db, namespace=args.namespace))
+    if args.command == "diff":
+        from tui.app import make_app
+
+        return _run_app(make_app(diff=(args.run_a, args.run_b)))
     if args.command == "replay":
         from tui.app import make_app
 

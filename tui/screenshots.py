@@ -6,7 +6,9 @@ agent offline in a temporary folder, live in the app (headless Textual), and sav
 - ``demo-live.svg``: the demo running, held inside a model call so the frame is stable;
 - ``demo-paused.svg``: the demo paused by its own policy before writing a file;
 - ``replay-upstream.svg``: a replay of an upstream QitOS run directory (``--upstream``), or of the
-  demo's own trace when none is given.
+  demo's own trace when none is given;
+- ``events-timeline.svg``: the demo's trace with the Events pane filtered to tool calls;
+- ``run-diff.svg``: ``qitos-tui diff`` of two synthetic runs that diverge.
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ async def settle(pilot: Any, timeout: float = 30.0) -> None:
 
 
 async def make_all(out: Path, upstream: Path | None) -> list[Path]:
-    """Write the three screenshots into ``out``; returns their paths."""
+    """Write the screenshots into ``out``; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="qitos-shots-") as tmp:
@@ -129,7 +131,52 @@ async def make_all(out: Path, upstream: Path | None) -> list[Path]:
 
         await shoot(make_app(replay=target), out / "replay-upstream.svg", replayed)
         written.append(out / "replay-upstream.svg")
+
+        async def timeline(pilot: Any) -> None:
+            from tui.panes.events import EventsPane
+
+            await settle(pilot)
+            await pilot.press("right", "right", "7")
+            pilot.app.screen.query_one(EventsPane).focus()
+            await pilot.press("t", "t", "t", "t")  # tool calls
+            await pilot.pause(0.2)
+
+        demo_run = Path(tmp) / "paused" / "runs" / "demo_run"
+        await shoot(make_app(replay=demo_run), out / "events-timeline.svg", timeline)
+        written.append(out / "events-timeline.svg")
+
+        async def compared(pilot: Any) -> None:
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            await pilot.press("n")  # from the missing step to the changed arguments
+            await pilot.pause(0.2)
+
+        run_a, run_b = diverging_runs(Path(tmp) / "diff")
+        await shoot(make_app(diff=(run_a, run_b)), out / "run-diff.svg", compared)
+        written.append(out / "run-diff.svg")
     return written
+
+
+def diverging_runs(base: Path) -> tuple[Path, Path]:
+    """Two synthetic runs: B skips A's step 3 and calls step 5's tool on another file."""
+    from qitos.trace.events import EventKind, RunEvent
+    from tui.synthetic import synthetic_events, write_trace
+
+    def other_file(event: RunEvent) -> RunEvent:
+        if event.step_id != 5 or event.phase not in (EventKind.MODEL_RESPONSE, EventKind.TOOL_CALL):
+            return event
+        payload = dict(event.payload)
+        if event.phase == EventKind.TOOL_CALL:
+            payload["args"] = {"path": "other.py"}
+        else:
+            payload["tool_calls"] = [{**payload["tool_calls"][0], "args": {"path": "other.py"}}]
+        return RunEvent(event.run_id, event.step_id, event.phase, event.ok, payload, event.error, event.ts)
+
+    run_a, run_b = base / "run_a", base / "run_b"
+    write_trace(run_a, synthetic_events(8, run_id="run_a", pause_at=None))
+    b_events = synthetic_events(8, run_id="run_b", pause_at=None)
+    write_trace(run_b, (other_file(e) for e in b_events if e.step_id != 3))
+    return run_a, run_b
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,58 @@ def event_text(event: RunEvent) -> str:
         elif node is not None and not isinstance(node, bool):
             parts.append(as_text(node))
     return "\n".join(parts)
+
+
+MAX_DEPTH = 32  # nesting followed when collecting an event's text (a hostile trace nests deeper)
+
+
+def all_text(event: RunEvent) -> str:
+    """The text of any event for the Events pane's filter: its kind, error, and every string,
+    key and number in its payload."""
+    parts: list[str] = [str(event.phase), str(event.error or "")]
+    stack: list[tuple[Any, int]] = [(event.payload, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            parts.append(value)
+        elif isinstance(value, dict) and depth < MAX_DEPTH:
+            for k, v in value.items():
+                parts.append(str(k))
+                stack.append((v, depth + 1))
+        elif isinstance(value, list) and depth < MAX_DEPTH:
+            stack.extend((v, depth + 1) for v in value)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            parts.append(str(value))
+    return "\n".join(parts)
+
+
+def matching_events(
+    store: RunStore,
+    query: str,
+    indices: Iterable[int] | None = None,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> list[int]:
+    """Indices of the events (all, or those of ``indices``) whose text contains ``query``, case-insensitive."""
+    return [index for index, _ in _matches(store, query, indices, cancelled)]
+
+
+def _matches(
+    store: RunStore, query: str, indices: Iterable[int] | None, cancelled: Callable[[], bool]
+) -> Iterator[tuple[int, RunEvent]]:
+    needle = query.casefold()
+    count = store.event_count  # a stable bound while the UI thread keeps folding
+    if indices is None or (isinstance(indices, range) and indices.step == 1):
+        # Sequential reads bypass the reader's cache, which the UI thread owns.
+        start, stop = (0, count) if indices is None else (indices.start, min(indices.stop, count))
+        numbered: Iterable[tuple[int, RunEvent]] = enumerate(store.source.events(start, stop), start)
+    else:
+        numbered = ((i, _read(store, i)) for i in indices if i < count)
+    for n, (index, event) in enumerate(numbered):
+        if n % 1024 == 0 and cancelled():
+            return
+        if needle in all_text(event).casefold():
+            yield index, event
 
 
 @dataclass(frozen=True)

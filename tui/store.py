@@ -26,7 +26,7 @@ from qitos.trace.events import (
     RunEvent,
     Stage,
 )
-from qitos.trace.fields import as_dict, as_int, as_str, as_text
+from qitos.trace.fields import as_dict, as_float, as_int, as_str, as_text
 from qitos.trace.parse import malformed_notice
 from qitos.trace.payloads import (
     Decision,
@@ -46,6 +46,7 @@ from qitos.trace.payloads import (
     response_usage,
     stage_of,
 )
+from tui.event_kinds import category
 
 # What the header says for each manifest / run_end status.
 DISPLAY_STATUS = {
@@ -181,6 +182,7 @@ class StepSummary:
     error: str | None = None
     retries: int = 0  # failed attempts that were retried (the step may still have succeeded)
     tokens: int = 0
+    latency_ms: float = 0.0  # model and tool latency the step's events report, summed
     used_units: int | None = None
     budget: Budget | None = None
     # Indices of the events the panes load on demand, by what they are.
@@ -241,6 +243,8 @@ class RunStore:
         self.total_tokens = 0
         self.declared_tokens = 0  # the manifest's figure (replay); upstream traces have only this
         self.event_count = 0
+        # One category code per event (tui.event_kinds): the Events pane filters on it, 1 byte each.
+        self.categories = bytearray()
         self.steps: list[StepSummary] = []
         self._series: list[float] = []  # used_series, as of its last call
         self._series_from = 0  # the first step position changed since then
@@ -301,6 +305,14 @@ class RunStore:
             self.run_id = ev.run_id
         phase = ev.phase if isinstance(ev.phase, str) else ""
         p = ev.payload if type(ev.payload) is dict else as_dict(ev.payload)
+        code = category(phase, ev.ok is True, p)
+        if i == len(self.categories):
+            self.categories.append(code)
+        elif i < len(self.categories):
+            self.categories[i] = code
+        else:
+            self.categories.extend(bytes(i - len(self.categories)))
+            self.categories.append(code)
         # Teardown events come after END with step 0 upstream; they say nothing about step 0.
         if phase in _TOOLSET_KINDS:
             return
@@ -368,6 +380,7 @@ class RunStore:
         tokens = response_usage(p).total
         ex.tokens += tokens
         step.tokens += tokens
+        step.latency_ms += _latency(p)
         self.total_tokens += tokens
         calls = response_tool_calls(p)
         if calls:
@@ -392,6 +405,7 @@ class RunStore:
         pos = self._by_call.pop(str(call_id(p)), None)  # answered: the id is not needed again
         ex = self.exchanges[pos] if pos is not None else self._last_exchange(step, i)
         ex.tool_results += (i,)
+        step.latency_ms += _latency(p)
         if p.get("ok") is not True or "attempts" in p:  # a plain success needs no reading
             result = ToolResult.read(p)
             step.retries += max(0, (result.attempts or 1) - 1)  # attempts that failed before the last
@@ -557,6 +571,13 @@ class RunStore:
                 break
         begin = max(0, end - limit)
         return begin, self.exchanges[begin:end]
+
+
+def _latency(payload: dict) -> float:
+    """An event's ``latency_ms``, when it is a finite, non-negative number; else 0."""
+    value = as_float(payload.get("latency_ms"))
+    # Capped so that a hostile figure cannot make the sum infinite.
+    return min(value, 1e12) if value is not None and value >= 0 else 0.0
 
 
 _Handler = Callable[[RunStore, RunEvent, dict[str, Any], StepSummary, int], None]

@@ -10,7 +10,8 @@ from textual.binding import Binding
 from tui.browsers.memory_browser import MemoryBrowser
 from tui.browsers.skills_browser import SkillsBrowser
 from tui.panes.base import Pane
-from tui.screens.run import RunScreen
+from tui.panes.events import EventsPane
+from tui.screens.run import PANES, RunScreen
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 # How the README writes a Textual key name.
@@ -28,6 +29,7 @@ SHOWN = {
     "escape": "Esc",
     "tab": "Tab",
     "shift+tab": "Shift+Tab",
+    "enter": "Enter",
 }
 
 
@@ -41,12 +43,12 @@ def keys_section() -> str:
 def test_every_run_screen_and_pane_key_is_in_the_readme() -> None:
     section = keys_section()
     missing = []
-    for binding in [*RunScreen.BINDINGS, *Pane.BINDINGS]:
+    for binding in [*RunScreen.BINDINGS, *Pane.BINDINGS, *EventsPane.BINDINGS]:
         assert isinstance(binding, Binding)
         for key in binding.key.split(","):
             shown = SHOWN.get(key, key)
             if key.isdigit():
-                shown = "`1`…`6`"
+                shown = f"`1`…`{len(PANES)}`"
             elif f"`{shown}`" not in section:
                 missing.append(key)
                 continue

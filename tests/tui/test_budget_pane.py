@@ -30,11 +30,11 @@ async def test_the_sparkline_follows_the_store_whatever_order_step_and_revision_
         store.apply(events[:first_request], 0)  # no budget recorded yet
         pane.revision = 1
         await pilot.pause()
-        assert "no step of this run recorded a budget" in drawn(pane)
+        assert "no step of this run recorded a budget, tokens or latency" in drawn(pane)
         store.apply(events[first_request:], first_request)
         pane.selected = len(store.steps) - 1  # the step first, as the screen pushes it down
         pane.revision = 2
         await pilot.pause()
         shown = drawn(pane)
-        assert "used units per step, whole run" in shown and "no step of this run" not in shown
+        assert "used chars per step, top" in shown and "no step of this run" not in shown
         assert f"run {len(store.steps)} steps" in shown

@@ -158,3 +158,23 @@ def test_approve_pause_then_c_changes_the_action_in_editor(terminal: list[Termin
     call = next(e for e in events if e["phase"] == "tool_call" and e["payload"]["tool"] == "remember")
     assert call["step_id"] == changed["step_id"]
     assert call["payload"]["args"]["fact"].startswith("EDITED IN THE EDITOR: ")
+
+
+def test_diff_of_two_runs_that_diverge_in_a_real_terminal(terminal: list[Terminal], tmp_path: Path) -> None:
+    """`qitos-tui diff A B`: B skips A's step 3; the header names it, n walks the divergences."""
+    from tui.synthetic import synthetic_events, write_trace
+
+    a, b = tmp_path / "run_a", tmp_path / "run_b"
+    write_trace(a, synthetic_events(8, run_id="run_a", pause_at=None))
+    write_trace(b, (e for e in synthetic_events(8, run_id="run_b", pause_at=None) if e.step_id != 3))
+    diff = Terminal([sys.executable, "-m", "tui.cli", "diff", str(a), str(b)], tmp_path, size=(140, 40))
+    terminal.append(diff)
+    diff.wait_for("first divergence at step 3")
+    screen = diff.wait_for("step 3 only in run A")
+    assert "pairs differ" in screen
+    diff.keys("n")  # no later divergence: said, not a crash
+    diff.wait_for("no further divergence")
+    diff.keys("Up")
+    screen = diff.wait_for("A step 2 · B step 2")
+    diff.keys("q")
+    diff.wait_for("EXIT=0")

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from tui.app import make_app
 from tui.panes.base import Pane
+from tui.panes.events import EventsPane
 from tui.screens.run import RunScreen
 from tui.widgets.run_header import StatusBar
 
@@ -52,10 +53,13 @@ async def test_problems_of_a_hostile_trace_reach_the_status_bar_and_panes_render
         # Every step of the hostile trace renders in every pane (shown or not) without an exception.
         console = Console(width=100, file=io.StringIO(), color_system=None)
         panes = list(screen.query(Pane))
-        assert len(panes) == 6
+        assert len(panes) == 7
         for step in screen.store.steps:
             for pane in panes:
                 console.print(pane.content(step))
+        timeline = screen.query_one(EventsPane)
+        for index in range(screen.store.event_count):  # every event's timeline row, inert
+            assert timeline.row_text(index)[0].isprintable()
         for pos in range(len(screen.store.steps)):
             screen.selected = pos
             await pilot.pause()

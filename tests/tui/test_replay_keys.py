@@ -174,14 +174,14 @@ async def test_clicking_a_tab_shows_its_pane_and_the_shown_tab_stays_in_view(syn
         await pilot.click(PaneTabs, offset=(tabs.styles.padding.left + start + 2, 0))
         assert screen.active_pane == 1 and tabs.active == 1
         assert [p.TITLE for p in screen.query(Pane) if p.has_class("-active")] == ["Context"]
-        # "6 Skills" lies past the right edge at 80 columns: picking it scrolls the row to it.
+        # Picking "6 Skill" keeps it in view (the row scrolls when a label lies past the edge).
         await pilot.press("6")
-        assert "6 Skills" in tabs.render().renderables[0].plain  # type: ignore[attr-defined]
+        assert "6 Skill" in tabs.render().renderables[0].plain  # type: ignore[attr-defined]
         start, _ = tabs.spans()[5]
         await pilot.click(PaneTabs, offset=(tabs.styles.padding.left + start - tabs.shift() - 1, 0))
         assert screen.active_pane == 5  # the gap before a label picks nothing
         await pilot.click(PaneTabs, offset=(tabs.styles.padding.left + start - tabs.shift() - 5, 0))
-        assert screen.active_pane == 4  # "5 Memory", where it is drawn now
+        assert screen.active_pane == 4  # "5 Mem", where it is drawn now
 
 
 async def test_all_panes_visible_at_160x48_and_tabs_at_80x24(synthetic_run: Path) -> None:
@@ -196,6 +196,7 @@ async def test_all_panes_visible_at_160x48_and_tabs_at_80x24(synthetic_run: Path
             "Compaction",
             "Memory",
             "Skills",
+            "Events",
         ]
         assert all(p.region.area > 0 for p in panes)
         await pilot.resize_terminal(80, 24)

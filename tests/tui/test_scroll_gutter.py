@@ -171,4 +171,4 @@ async def test_the_gutter_scrolls_the_exchanges_away_from_their_end(
         await pilot.click(ExchangesPane, offset=_gutter_top(pane))  # its top row: the start of the log
         await pilot.pause()
         assert pane.scroll_y == 0 and pane.first_shown_line() == 0
-        assert "earlier exchanges not shown" in pane.render_line(0).text  # the top of the log
+        assert "showing what changed" in pane.render_line(0).text  # the top of the log

@@ -7,7 +7,9 @@ from functools import partial
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tui.panes.base import Block, Blocks, Pane, bar, kv, sparkline
+from tui.panes.base import Block, Blocks, Pane, bar, kv
+from tui.panes.cost_chart import cost_charts
+from tui.request_diff import budget_deltas, previous_budget_step, signed
 from tui.store import BUDGET_CATEGORIES, StepSummary
 from tui.text import inert
 
@@ -44,24 +46,43 @@ class BudgetPane(Pane):
         max_units = budget.max_units
         used = dict(budget.used)
         used_total = budget.used_total
-        width = max(6, self.content_width - 22)
+        before = previous_budget_step(self.store, step)
+        deltas = budget_deltas(before, step)
+        width = self.content_width - 27  # name 13, figure 7, a space, delta 6
         lines = [totals, kv(f"step {step.step} max", f"{max_units} {unit}")]
+        if before is not None:
+            lines.append(Text(f"Δ: change since step {before.step}'s request", style="dim"))
         for name in [*BUDGET_CATEGORIES, *(k for k in used if k not in BUDGET_CATEGORIES)]:
             if name in used:
                 line = inert(f"{name:<13}{used[name]:>7} ")  # category names come from the trace
-                line.append(bar(used[name], max_units, width))
+                line.append(self._delta(deltas.get(name)))
+                if width >= 4:  # a narrow pane keeps the figures and drops the bar
+                    line.append(bar(used[name], max_units, width))
+                lines.append(line)
+        for name, delta in deltas.items():
+            if name not in used:  # a category the previous request used and this one does not
+                line = inert(f"{name:<13}{0:>7} ", style="dim")
+                line.append(self._delta(delta))
                 lines.append(line)
         total_line = Text(f"{'used':<13}{used_total:>7} ", style="bold")
-        total_line.append(bar(used_total, max_units, width))
+        total_line.append(self._delta(sum(deltas.values()) if deltas else None))
+        if width >= 4:
+            total_line.append(bar(used_total, max_units, width))
         lines.append(total_line)
         available = "?" if budget.available_units is None else budget.available_units
         lines.append(kv(f"{'available':<13}", f"{available:>6}", style="green bold"))
         return Group(*lines)
 
+    @staticmethod
+    def _delta(delta: int | None) -> Text:
+        """A fixed-width ``Δ`` column: the change since the previous request, blank without one."""
+        if delta is None:
+            return Text(" " * 6)
+        style = "yellow" if delta > 0 else ("green" if delta < 0 else "dim")
+        return Text(f"{signed(delta):>5} ", style=style)
+
     def _legend(self) -> Group:
-        series = self.store.used_series()
-        if not any(series):
-            return Group(Text("no step of this run recorded a budget", style="dim"))
-        width = max(8, self.content_width)
-        top = Text(f"used units per step, whole run (max {max(series):.0f}):", style="dim")
-        return Group(top, sparkline(series, width))
+        """The whole run as charts: used units, tokens and latency per step, failed steps marked."""
+        store = self.store
+        unit = next((s.budget.unit for s in store.steps if s.budget is not None), "units")
+        return cost_charts(store.steps, max(8, self.content_width), store.used_series, unit)

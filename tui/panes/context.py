@@ -7,6 +7,7 @@ from rich.text import Text
 
 from qitos.trace.payloads import Contribution, ModelRequest, RequestView
 from tui.panes.base import Pane, kv
+from tui.request_diff import ContributionMark, contribution_marks, previous_view, signed
 from tui.store import StepSummary
 from tui.text import inert
 
@@ -58,20 +59,38 @@ class ContextPane(Pane):
         contributions = view.contributions
         chosen = sum(c.units or 0 for c in contributions if c.selected)
         dropped = sum(c.units or 0 for c in contributions if not c.selected)
-        rows = [self._row(c) for c in contributions]
+        prev_step, prev = previous_view(self.store, step)
+        marks = contribution_marks(prev, view)
+        rows = [self._row(c, marks.get(c.contribution_id)) for c in contributions]
+        # Contributions the previous request had and this one lacks: named, so nothing vanishes.
+        for cid, mark in marks.items():
+            if mark.mark == "gone":
+                gone = Text("− ", style="red")
+                gone.append_text(inert(cid, "dim strike"))
+                gone.append(f"  gone · {'?' if mark.units is None else mark.units} units before", style="red")
+                rows.append(gone)
         summary = kv("selected", f"{chosen} units · dropped {dropped} units", style="bold")
         sel = len(view.selected_exchange_ids)
         omitted = len(view.omitted_exchange_ids)
-        return Group(head, summary, kv("exchanges", f"{sel} selected, {omitted} omitted"), *rows)
+        versus = (
+            kv("compared with", f"the request of step {prev_step}")
+            if prev is not None
+            else Text("first request with a view: nothing to compare with", style="dim")
+        )
+        return Group(head, summary, kv("exchanges", f"{sel} selected, {omitted} omitted"), versus, *rows)
 
     @staticmethod
-    def _row(c: Contribution) -> Text:
+    def _row(c: Contribution, mark: ContributionMark | None = None) -> Text:
         """One contribution: mark, id, units, priority, required, source, then the reason."""
         row = Text("✓ " if c.selected else "✗ ", style="green" if c.selected else "red")
         row.append_text(inert(c.contribution_id, "bold" if c.selected else "dim"))
         units = "?" if c.units is None else c.units
         priority = "?" if c.priority is None else c.priority
         row.append(f"  {units} units · prio {priority}")
+        if mark is not None:
+            # What changed since the previous request: new, or changed by so many units.
+            label = mark.mark if mark.delta is None else f"{mark.mark} {signed(mark.delta)}"
+            row.append(f" · {label}", style="bold cyan" if mark.mark == "new" else "bold yellow")
         if c.required:
             row.append(" · required", style="bold yellow")
         row.append_text(inert(f" · {c.source}", "dim"))

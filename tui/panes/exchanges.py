@@ -27,12 +27,16 @@ from qitos.trace.payloads import (
 )
 from tui.failures import attempt_text, error_line, latency_text
 from tui.panes.base import Block, Blocks, Pane
+from tui.request_diff import MessageDiff, message_diff, message_key
 from tui.store import Exchange, StepSummary, format_action
 from tui.text import inert
 
 FOLD_LINES = 6
 FOLD_CHARS = 400
-SHOWN_EXCHANGES = 8  # the newest ones; the pane shows a screenful, older ones stay in the trace
+# Exchanges rendered at first, the newest ones up to the selected step; scrolling up past the top
+# renders this many more each time, so every exchange is reachable while a step on a trace with a
+# hundred thousand exchanges renders only a screenful (each exchange a cached block of its own).
+SHOWN_EXCHANGES = 8
 DIM = Style(dim=True)
 # Stands in for a receipt where the history selection (the agent's History / HistoryPolicy), not a
 # compaction, left an exchange out of the request.
@@ -72,8 +76,11 @@ class ExchangesPane(Pane):
     """Show the exchanges' events as raw JSON."""
     search_text: reactive[str] = reactive("", repaint=False)
     """The search text to highlight."""
+    whole: reactive[bool] = reactive(False, repaint=False)
+    """Show each request whole (new messages marked) instead of only what changed since the last."""
 
     _stick_to_end = True
+    _window = SHOWN_EXCHANGES  # exchanges rendered, ending at the selected step
     _counting = 0  # search highlights in the block being built
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -117,15 +124,37 @@ class ExchangesPane(Pane):
 
     def watch_selected(self) -> None:
         self._stick_to_end = True
+        self._window = SHOWN_EXCHANGES
         super().watch_selected()
 
     def action_scroll_up(self) -> None:
         self._unstick()
-        super().action_scroll_up()
+        if not self._reveal_earlier():
+            super().action_scroll_up()
 
     def action_page_up(self) -> None:
         self._unstick()
-        super().action_page_up()
+        if not self._reveal_earlier():
+            super().action_page_up()
+
+    @property
+    def earlier(self) -> int:
+        """How many exchanges before the rendered ones the selected step has."""
+        step = self.step
+        if step is None:
+            return 0
+        return self.store.exchanges_until(self.store.step_pos.get(step.step, 0), self._window)[0]
+
+    def _reveal_earlier(self) -> bool:
+        """At the top with earlier exchanges left out: render more of them, keeping the view still."""
+        if round(self.scroll_y) > 0 or not self.earlier:
+            return False
+        before = len(self._lines)
+        self._window += SHOWN_EXCHANGES
+        self.show()
+        # The lines shown before are now further down by what was added above them.
+        self.scroll_to(y=max(0, len(self._lines) - before - 1), animate=False, immediate=True)
+        return True
 
     def on_mouse_scroll_up(self) -> None:
         self._unstick()
@@ -135,7 +164,7 @@ class ExchangesPane(Pane):
         super().scroll_to_row(row)
 
     def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
-        return (*super().view_key(step), self.expanded, self.raw, self.search_text)
+        return (*super().view_key(step), self.expanded, self.raw, self.search_text, self.whole, self._window)
 
     def watch_expanded(self) -> None:
         self.show()
@@ -144,6 +173,9 @@ class ExchangesPane(Pane):
         self.show()
 
     def watch_search_text(self) -> None:
+        self.show()
+
+    def watch_whole(self) -> None:
         self.show()
 
     def _omissions(self, step: StepSummary) -> tuple[set[str], dict[str, Receipt]]:
@@ -171,11 +203,15 @@ class ExchangesPane(Pane):
 
     def render_step(self, step: StepSummary) -> RenderableType:
         pos = self.store.step_pos.get(step.step, 0)
-        begin, exchanges = self.store.exchanges_until(pos, SHOWN_EXCHANGES)
+        begin, exchanges = self.store.exchanges_until(pos, self._window)
         omitted, receipts = self._omissions(step)
-        blocks: list[Block] = []
+        mode = (
+            "whole requests, new messages marked" if self.whole else "what changed since the previous request"
+        )
+        blocks: list[Block] = [Block(None, Text(f"showing {mode} (w toggles)", style="dim"))]
         if begin:
-            blocks.append(Block(None, Text(f"… {begin} earlier exchanges not shown", style="dim italic")))
+            note = f"… {begin} earlier exchanges (scroll up past the top to show {SHOWN_EXCHANGES} more)"
+            blocks.append(Block(None, Text(note, style="dim italic")))
         if not exchanges:
             blocks.append(Block(None, Text("no model exchange up to this step", style="dim")))
         for ex in exchanges:
@@ -195,6 +231,7 @@ class ExchangesPane(Pane):
                 self.expanded,
                 self.raw,
                 self.search_text,
+                self.whole,
             )
             blocks.append(Block(cache_key, partial(self._counted, cache_key, ex), DIM if dim else None))
         for index in step.pauses:  # a few lifecycle events at most: the rulings among them are shown
@@ -218,19 +255,6 @@ class ExchangesPane(Pane):
             return 0
         # The blocks on show (render_step also runs for steps prepared ahead: not those).
         return sum(self._hits.get(block.key, 0) for block in self.blocks() if block.key is not None)
-
-    def _history_before(self, ex: Exchange) -> set[tuple[str, str]]:
-        """What the previous exchange already showed: the messages its request sent and its answer."""
-        if ex.number < 2:
-            return set()
-        prev = self.store.exchanges[ex.number - 2]
-        seen: set[tuple[str, str]] = set()
-        if prev.request is not None:
-            for msg in self._messages(prev.request):
-                seen.add((msg.role, as_text(msg.content)))
-        if prev.response is not None:
-            seen.add(("assistant", ModelResponse.read(self.store.load(prev.response).payload).text))
-        return seen
 
     def _mark(self, text: Text) -> Text:
         if self.search_text:
@@ -276,14 +300,7 @@ class ExchangesPane(Pane):
                 lines.extend(self._block("event", as_text(self.store.load(i).to_dict()), "blue", dim))
             return Group(*lines)
         if ex.request is not None:
-            # Each request repeats the history: show only what is new since the previous exchange.
-            seen = self._history_before(ex)
-            for msg in self._messages(ex.request):
-                key = (msg.role, as_text(msg.content))
-                if key in seen:
-                    continue
-                seen.add(key)
-                lines.extend(self._block(key[0], key[1], ROLE_STYLES.get(key[0], ""), dim))
+            lines.extend(self._request_lines(ex, message_diff(self.store, ex)))
         if ex.response is not None:
             response = ModelResponse.read(self.store.load(ex.response).payload)
             lines.extend(self._block("assistant", response.text, "green", dim))
@@ -304,6 +321,34 @@ class ExchangesPane(Pane):
         for i in ex.tool_results:
             lines.extend(self._tool_result(payload_of(self.store.load(i)), dim))
         return Group(*lines)
+
+    def _request_lines(self, ex: Exchange, diff: MessageDiff | None) -> list[Text]:
+        """The request's messages: what changed since the previous request (added, then removed and
+        what removed them), or the whole request with the added ones marked ``new since #N``."""
+        messages = self._messages(ex.request) if ex.request is not None else ()
+        if diff is None:  # the first request: everything in it is new
+            lines: list[Text] = []
+            for msg in messages:
+                role, body = msg.role, as_text(msg.content)
+                lines.extend(self._block(role, body, ROLE_STYLES.get(role, ""), False))
+            return lines
+        added = diff.added_keys
+        tag = f" · new since #{diff.previous_number}"
+        lines = []
+        for msg in messages:
+            key = message_key(msg)
+            if key not in added and not self.whole:
+                continue
+            label = msg.role + (tag if key in added else "")
+            lines.extend(self._block(label, as_text(msg.content), ROLE_STYLES.get(msg.role, ""), False))
+        if not self.whole:
+            if not diff.added:
+                lines.append(Text(f"  no message added since #{diff.previous_number}", style="dim italic"))
+            for msg in diff.removed:
+                lines.extend(self._block(f"− removed {msg.role}", as_text(msg.content), "red", False))
+            if diff.removed:
+                lines.append(inert(f"  removed by: {diff.removal_cause}", style="red italic"))
+        return lines
 
     def _messages(self, index: int) -> tuple[Message, ...]:
         """The messages of the request event at ``index`` (upstream's prepared text as one)."""

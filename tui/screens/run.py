@@ -21,6 +21,7 @@ from tui.panes.base import Pane
 from tui.panes.budget import BudgetPane
 from tui.panes.compaction import CompactionPane
 from tui.panes.context import ContextPane
+from tui.panes.events import EventsPane
 from tui.panes.exchanges import ExchangesPane
 from tui.panes.memory import MemoryPane
 from tui.panes.skills import SkillsPane
@@ -44,9 +45,18 @@ PANES: tuple[type[Pane], ...] = (
     CompactionPane,
     MemoryPane,
     SkillsPane,
+    EventsPane,
 )
 # Tab labels on a narrow terminal, where the full titles do not all fit beside the step list.
-SHORT_TITLES = {"Exchanges": "Exch", "Context": "Ctx", "Budget": "Budget", "Compaction": "Comp"}
+SHORT_TITLES = {
+    "Exchanges": "Exch",
+    "Context": "Ctx",
+    "Budget": "Budg",
+    "Compaction": "Comp",
+    "Memory": "Mem",
+    "Skills": "Skill",
+    "Events": "Evts",
+}
 DIGITS = frozenset("0123456789")
 WIDE = (160, 45)  # from this size on, every pane is on screen at once
 # Rendering ahead starts this long after a key: its frame is drawn first (within a frame interval,
@@ -72,6 +82,7 @@ class RunScreen(ForkActionScreen):
         Binding("s", "single_step", "Step"),
         Binding("x", "expand", "Expand", show=False),
         Binding("v", "raw", "Raw JSON", show=False),
+        Binding("w", "whole", "Whole request", show=False),
         *(
             Binding(str(k + 1), f"pane({k})", f"Focus {pane.TITLE}", show=False)
             for k, pane in enumerate(PANES)
@@ -89,6 +100,8 @@ class RunScreen(ForkActionScreen):
     """Exchanges pane: show raw event JSON."""
     search_text: reactive[str] = reactive("", repaint=False)
     """The current search text."""
+    whole: reactive[bool] = reactive(False, repaint=False)
+    """Exchanges pane: whole requests instead of what changed since the previous one."""
     active_pane: reactive[int] = reactive(0, repaint=False)
     """Which pane the tabs show on a small terminal."""
     zoomed: reactive[int | None] = reactive(None, repaint=False)
@@ -142,7 +155,9 @@ class RunScreen(ForkActionScreen):
                         pane = pane_cls(self.store, index=k, id=f"pane-{pane_cls.TITLE.lower()}")
                         pane.data_bind(RunScreen.selected, RunScreen.revision, RunScreen.active_pane)
                         if isinstance(pane, ExchangesPane):
-                            pane.data_bind(RunScreen.expanded, RunScreen.raw, RunScreen.search_text)
+                            pane.data_bind(
+                                RunScreen.expanded, RunScreen.raw, RunScreen.search_text, RunScreen.whole
+                            )
                         # Only the first pane is needed for the first frame at 80x24; the others
                         # mount right after it (and are all shown at once on a large terminal).
                         yield pane if k == 0 else Lazy(pane)
@@ -263,7 +278,7 @@ class RunScreen(ForkActionScreen):
         self._select(pos)
 
     def action_search(self) -> None:
-        """Ask for text to find in the run's events."""
+        """Ask for text to find in every event of the run."""
 
         def done(answer: str | None) -> None:
             if answer:
@@ -275,7 +290,7 @@ class RunScreen(ForkActionScreen):
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="searching")
     def run_search(self, query: str) -> None:
-        """Scan the exchanges for ``query`` off the UI thread."""
+        """Scan every event for ``query`` off the UI thread."""
         worker = get_current_worker()
         found = search_run(self.store, query, cancelled=lambda: worker.is_cancelled)
         self.post_message(SearchResults(query, found.matches, found.searched, found.total))
@@ -340,6 +355,10 @@ class RunScreen(ForkActionScreen):
         """Toggle raw JSON in the Exchanges pane."""
         self.raw = not self.raw
 
+    def action_whole(self) -> None:
+        """Exchanges pane: toggle between what changed since the previous request and whole requests."""
+        self.whole = not self.whole
+
     def action_pane(self, index: int) -> None:
         """Focus pane ``index`` (its keys then scroll it), showing it when the panes are tabs."""
         self.active_pane = index
@@ -373,6 +392,10 @@ class RunScreen(ForkActionScreen):
         self.set_class(pane is not None, "-zoom")
         # Panes hidden until now render once they are laid out at their new size.
         self.call_after_refresh(lambda: [p.show() for p in self.query(Pane)])
+
+    @on(EventsPane.Jump)
+    def _jump(self, message: EventsPane.Jump) -> None:
+        self._select(message.pos)
 
     @on(PaneTabs.Picked)
     def _tab(self, message: PaneTabs.Picked) -> None:

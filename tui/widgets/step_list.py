@@ -20,6 +20,17 @@ from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling
 from tui.widgets.scrolling import set_virtual_size
 
 
+def step_cost(s: StepSummary) -> str:
+    """A step's tokens and latency in a few characters (``170t 6ms``), blank when it has neither."""
+    parts = []
+    if s.tokens:
+        parts.append(f"{s.tokens / 1000:.1f}kt" if s.tokens >= 1000 else f"{s.tokens}t")
+    if s.latency_ms:
+        ms = s.latency_ms
+        parts.append(f"{ms / 1000:.1f}s" if ms >= 1000 else f"{ms:.0f}ms")
+    return " ".join(parts)
+
+
 class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
     """One line per step (step, phase, action, ok / error); a ScrollView so 100k steps cost nothing."""
 
@@ -189,6 +200,10 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
         digits = self._digits or len(str(steps[-1].step))
         # Phase, action and error come from the trace; the row is drawn as a raw segment.
         text = inert_line(f"{mark} {s.step:>{digits}} {s.phase[:7]:<7} {action}")
+        cost = step_cost(s)
+        if cost and mark in "✓✗↻" and width >= 24 + len(cost):  # a pending action keeps its room
+            # Tokens and latency at the right edge; the action gives way to them.
+            text = text[: width - len(cost) - 1].ljust(width - len(cost) - 1) + " " + cost
         style = base
         if not s.ok:
             style += error
