@@ -74,7 +74,30 @@ def demo_live(base: Path, *, hold_at: int | None = None) -> LiveRun:
     agent = build_agent(workspace=base / "ws", memory_dir=base / "memory", skills_db=base / "skills.db")
     if hold_at is not None:
         agent.llm = HeldModel(agent.llm, hold_at)
-    return LiveRun(agent, TASK, trace_dir=base / "runs", run_id="demo_run", clock=lambda: FIXED_TS)
+    return LiveRun(
+        agent,
+        TASK,
+        trace_dir=base / "runs",
+        run_id="demo_run",
+        clock=lambda: FIXED_TS,
+        configure=_tick_clock,
+    )
+
+
+class TickClock:
+    """A clock that moves one millisecond each time it is read: latencies in the trace then depend
+    on the code path only, not on how busy the machine is (snapshots show them)."""
+
+    def __init__(self) -> None:
+        self.ticks = 0
+
+    def __call__(self) -> float:
+        self.ticks += 1
+        return self.ticks / 1000
+
+
+def _tick_clock(engine: Any, writer: Any) -> None:
+    engine.clock = TickClock()
 
 
 async def shoot(app: QitosApp, path: Path, before: Callable[[Any], Awaitable[None]]) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import time
 from typing import Any
 
 from qitos.core.action import Action
@@ -209,7 +208,7 @@ class ActMixin:
             EventKind.TOOL_CALL,
             {"call_id": call_id, "tool": name, "args": jsonable(getattr(action, "args", {}))},
         )
-        start = time.perf_counter()
+        start = self.clock()
         if self.replay is not None and self.replay.replaying(run.step_count):
             recorded = self.replay.tool_outcome(run.step_count, name)  # no env side effect either
             result, ok, error = recorded.result, recorded.ok, recorded.error
@@ -218,7 +217,7 @@ class ActMixin:
                 result, ok, error = self.env.step(action), True, None
             except Exception as exc:  # noqa: BLE001 - env refusal is a step result
                 result, ok, error = None, False, f"env.step failed: {type(exc).__name__}: {exc}"
-        latency = (time.perf_counter() - start) * 1000
+        latency = (self.clock() - start) * 1000
         self._emit(run, EventKind.ACT, {"stage": "env_step", "env_result": jsonable(result)})
         payload = {"call_id": call_id, "tool": name, "ok": ok, "result": jsonable(result), "error": error}
         self._emit(
