@@ -7,14 +7,15 @@ from functools import partial
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tui.panes.base import Block, Blocks, Pane, bar, kv
+from tui.panes.base import Block, Blocks, LinePane
 from tui.panes.cost_chart import cost_charts
+from tui.panes.parts import bar, kv
 from tui.request_diff import budget_deltas, previous_budget_step, signed
 from tui.store import BUDGET_CATEGORIES, StepSummary
 from tui.text import inert
 
 
-class BudgetPane(Pane):
+class BudgetPane(LinePane):
     """Max, used per category and available units; a sparkline of used units for every step."""
 
     TITLE = "Budget"

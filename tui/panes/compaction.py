@@ -5,13 +5,14 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tui.panes.base import Pane, kv
+from tui.panes.base import LinePane
 from tui.panes.context import no_request_note, request_view
+from tui.panes.parts import kv
 from tui.store import StepSummary
 from tui.text import inert
 
 
-class CompactionPane(Pane):
+class CompactionPane(LinePane):
     """Receipts: id, policy, input exchange ids, output digest, declared losses."""
 
     TITLE = "Compaction"

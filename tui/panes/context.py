@@ -6,7 +6,8 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from qitos.trace.payloads import Contribution, ModelRequest, RequestView
-from tui.panes.base import Pane, kv
+from tui.panes.base import LinePane, Pane
+from tui.panes.parts import kv
 from tui.request_diff import ContributionMark, contribution_marks, previous_view, signed
 from tui.store import StepSummary
 from tui.text import inert
@@ -33,7 +34,7 @@ def no_request_note(pane: Pane, step: StepSummary) -> str:
     return f"step {step.step} sent no model request"
 
 
-class ContextPane(Pane):
+class ContextPane(LinePane):
     """Contributions with units, priority, required flag, selected or dropped, and the reason."""
 
     TITLE = "Context"

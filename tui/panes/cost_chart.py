@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from rich.console import Group
 from rich.text import Text
 
-from tui.panes.base import BLOCKS
+from tui.panes.parts import BLOCKS
 from tui.store import StepSummary
 
 

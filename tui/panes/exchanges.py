@@ -26,7 +26,7 @@ from qitos.trace.payloads import (
     request_view,
 )
 from tui.failures import attempt_text, error_line, latency_text
-from tui.panes.base import Block, Blocks, Pane
+from tui.panes.base import Block, Blocks, LinePane
 from tui.request_diff import MessageDiff, message_diff, message_key
 from tui.store import Exchange, StepSummary, format_action
 from tui.text import inert
@@ -64,7 +64,7 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1, default=str)
 
 
-class ExchangesPane(Pane):
+class ExchangesPane(LinePane):
     """Messages by role, tool calls and results, usage; exchanges left out of this request dimmed."""
 
     TITLE = "Exchanges"

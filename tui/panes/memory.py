@@ -7,12 +7,13 @@ from rich.text import Text
 
 from qitos.trace.events import EventKind
 from qitos.trace.store_payloads import MemoryAppend, MemoryDelete, MemoryRecall
-from tui.panes.base import Pane, kv
+from tui.panes.base import LinePane
+from tui.panes.parts import kv
 from tui.store import StepSummary, short
 from tui.text import inert
 
 
-class MemoryPane(Pane):
+class MemoryPane(LinePane):
     """Recalls (query, records), appends and deletes recorded at the selected step."""
 
     TITLE = "Memory"

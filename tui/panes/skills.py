@@ -7,12 +7,13 @@ from rich.text import Text
 
 from qitos.trace.events import EventKind
 from qitos.trace.store_payloads import SkillDeprecate, SkillPublish
-from tui.panes.base import Pane, kv
+from tui.panes.base import LinePane
+from tui.panes.parts import kv
 from tui.store import StepSummary, short
 from tui.text import inert
 
 
-class SkillsPane(Pane):
+class SkillsPane(LinePane):
     """Publications and deprecations from the run's events, marking those of the selected step."""
 
     TITLE = "Skills"

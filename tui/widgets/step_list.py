@@ -140,7 +140,7 @@ class StepList(LineList, inherit_bindings=False):
         store = self.store
         last = row == len(store.steps) - 1
         if not s.ok:
-            return "✗", s.error if not s.action else s.action
+            return "✗", s.action or s.error or ""
         pause = store.pause
         if last and pause is not None and pause.step == s.step and store.display_status == "paused":
             pending = "; ".join(format_action(a) for a in pause.pending_actions)
