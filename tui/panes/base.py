@@ -26,13 +26,14 @@ from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.strip import Strip
+from textual.widget import Widget
 
 from tui.panes.render_block import render_block
 from tui.store import RunStore, StepSummary
 from tui.widgets.render_pass import PassValue
 from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling, thumb_rows
 from tui.widgets.scrolling import set_virtual_size
-from tui.widgets.tones import Toned
+from tui.widgets.tones import TONE_CLASSES, Toned, tone_css
 
 __all__ = [
     "GUTTER_COLUMNS",
@@ -84,14 +85,17 @@ class Blocks:
 GUTTER_COLUMNS = 2  # right of a LinePane's content: a blank column, then the scroll gutter
 
 
-class Pane(Toned, can_focus=True, inherit_bindings=False):
+class Pane(Widget, Toned, can_focus=True, inherit_bindings=False):
     """A titled pane of the run screen showing the step the screen selected (see ``show``)."""
 
     TITLE: ClassVar[str] = ""
     DEFAULT_CSS = (
-        "Pane { border: round $border-blurred; padding: 0 0 0 1; height: 1fr; }"
-        " Pane:focus { border: round $border; }"
+        # Titles in the theme's muted text colour, not the (nearly background) blurred border's.
+        "Pane { border: round $border-blurred; padding: 0 0 0 1; height: 1fr;"
+        " border-title-color: $text-muted; border-subtitle-color: $text-muted; }"
+        " Pane:focus { border: round $border; border-title-color: $foreground; }\n" + tone_css("Pane")
     )
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(TONE_CLASSES)
 
     selected: reactive[int] = reactive(0, repaint=False)
     """Position of the selected step in the store, pushed down by the run screen."""

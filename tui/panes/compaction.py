@@ -34,7 +34,9 @@ class CompactionPane(LinePane):
             parts.append(kv("  policy", r.policy_id))
             parts.append(kv("  inputs", ", ".join(r.input_exchange_ids) or "-"))
             parts.append(kv("  digest", r.output_digest))
-            parts.append(kv("  losses", "; ".join(r.declared_losses) or "none declared", style="yellow"))
+            parts.append(
+                kv("  losses", "; ".join(r.declared_losses) or "none declared", style=self.tone("warn"))
+            )
             if r.model_reference:
                 parts.append(kv("  model", r.model_reference))
         return Group(*parts)

@@ -31,7 +31,8 @@ class MemoryPane(LinePane):
                 recall = MemoryRecall.read(ev.payload)
                 parts.append(
                     inert(
-                        f"recall [{recall.namespace}] {short(recall.query or 'everything', 50)}", style="cyan"
+                        f"recall [{recall.namespace}] {short(recall.query or 'everything', 50)}",
+                        style=self.tone("info"),
                     )
                 )
                 for rec in recall.records:
@@ -42,10 +43,14 @@ class MemoryPane(LinePane):
                 append = MemoryAppend.read(ev.payload)
                 chars = "?" if append.chars is None else append.chars
                 parts.append(
-                    inert(f"append {append.record_id} role={append.role} {chars} chars", style="green")
+                    inert(
+                        f"append {append.record_id} role={append.role} {chars} chars", style=self.tone("good")
+                    )
                 )
             else:
                 delete = MemoryDelete.read(ev.payload)
                 removed = "removed" if delete.removed else "absent"
-                parts.append(inert(f"delete {delete.record_id} [{delete.namespace}] {removed}", style="red"))
+                parts.append(
+                    inert(f"delete {delete.record_id} [{delete.namespace}] {removed}", style=self.tone("bad"))
+                )
         return Group(*parts)

@@ -34,7 +34,7 @@ class SkillsPane(LinePane):
                     skill = SkillPublish.read(ev.payload)
                     version = "?" if skill.version is None else skill.version
                     text = f"{here}step {s.step}: publish {skill.name} v{version} [{skill.namespace}]"
-                    line = inert(text, style="green")
+                    line = inert(text, style=self.tone("good"))
                     if skill.description:
                         line.append_text(inert(f" — {short(skill.description, 40)}", "dim"))
                 else:

@@ -9,7 +9,7 @@ dark theme, darker on a light one).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import cast
 
 from rich.style import Style
 from textual.widget import Widget
@@ -30,23 +30,34 @@ TONES: dict[str, str] = {
 }
 """Each tone and the theme variable its colour comes from."""
 
-TONE_CSS = "\n".join(f"Toned > .tone--{name} {{ color: {colour}; }}" for name, colour in TONES.items())
+TONE_CLASSES: frozenset[str] = frozenset(f"tone--{name}" for name in TONES)
+"""The component classes of the tones: a Toned widget adds them to its COMPONENT_CLASSES."""
 
 BOLD = Style(bold=True)
 DIM = Style(dim=True)
 ITALIC = Style(italic=True)
+PLAIN = Style()
 
 
-class Toned(Widget):
-    """A widget that colours what it draws with tones (see :data:`TONES`)."""
+def tone_css(widget: str) -> str:
+    """The DEFAULT_CSS rules giving ``widget``'s tones their theme colours."""
+    return "\n".join(f"{widget} > .tone--{name} {{ color: {colour}; }}" for name, colour in TONES.items())
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {f"tone--{name}" for name in TONES}
-    DEFAULT_CSS = TONE_CSS
+
+class Toned:
+    """Mixed into a widget that colours what it draws with tones (see :data:`TONES`).
+
+    Not a widget itself: Textual inherits CSS and component classes along the first base only, so
+    the widget lists ``TONE_CLASSES`` in its COMPONENT_CLASSES and ``tone_css(its name)`` in its
+    DEFAULT_CSS (subclasses inherit both), and names this mixin after its widget base."""
 
     def tone(self, name: str, *more: Style) -> Style:
         """The Rich style of tone ``name`` in the current theme (cached by Textual until the
         styles change), with ``more`` (e.g. BOLD) laid under it."""
-        style = self.get_component_rich_style(f"tone--{name}", partial=True)
+        widget = cast(Widget, self)
+        # Before the widget has styles (built but never mounted, as tests render content) a tone
+        # is plain: there is no theme to take it from yet.
+        style = widget.get_component_rich_style(f"tone--{name}", partial=True, default=PLAIN)
         for extra in more:
             style = extra + style
         return style
