@@ -127,6 +127,7 @@ class EventsPane(Pane, GutterScrolling, inherit_bindings=False):
         self._start: float | None = None  # the first event's time
         self._start_known = False
         self.filtering = False
+        self._cursor_at_step = True  # the cursor is where the selected step put it (not moved by hand)
 
     # ---- rows --------------------------------------------------------------------------------
     def _kind_indices(self, count: int) -> Sequence[int]:
@@ -176,7 +177,27 @@ class EventsPane(Pane, GutterScrolling, inherit_bindings=False):
         (or the next one the filters show)."""
         step = self.step
         if step is not None and self.rows:
-            self.cursor = min(len(self.rows) - 1, bisect_left(self.rows, step.first))
+            cursor = min(len(self.rows) - 1, bisect_left(self.rows, step.first))
+            # Where the view stands depends on the step alone, not on where the cursor or the
+            # row count were before (a live run's events arrive in batches of any size): the
+            # step's first event on the last row, or the first screenful.
+            self.scroll_to(y=max(0, cursor - self._row_height() + 1), animate=False, immediate=True)
+            self.cursor = cursor
+            self._cursor_at_step = True
+            self.refresh()
+
+    def _row_height(self) -> int:
+        """How many event rows the pane shows (its height less the header row)."""
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def on_resize(self) -> None:
+        self.show()
+        # A new height (the first layout, a status line that came or went): the view stands
+        # where the step puts it again, or, once the user moved the cursor, keeps it in view.
+        if self._cursor_at_step:
+            self._cursor_to_step()
+        else:
+            self.watch_cursor(self.cursor)
 
     def watch_kind_filter(self) -> None:
         self._restart_text_filter()
@@ -187,7 +208,7 @@ class EventsPane(Pane, GutterScrolling, inherit_bindings=False):
         self.show()
 
     def watch_cursor(self, cursor: int) -> None:
-        height = max(1, self.scrollable_content_region.height - 1)  # less the header row
+        height = self._row_height()
         top = int(self.scroll_y)
         if cursor < top:
             self.scroll_to(y=cursor, animate=False, immediate=True)
@@ -240,6 +261,7 @@ class EventsPane(Pane, GutterScrolling, inherit_bindings=False):
         """Move the cursor by ``delta`` rows."""
         if self.rows:
             self.cursor = max(0, min(len(self.rows) - 1, self.cursor + delta))
+            self._cursor_at_step = False
 
     def action_jump(self) -> None:
         """Go to the step of the event under the cursor."""
@@ -276,6 +298,7 @@ class EventsPane(Pane, GutterScrolling, inherit_bindings=False):
         row = offset.y - 1 + int(self.scroll_y)
         if 0 <= row < len(self.rows):
             self.cursor = row
+            self._cursor_at_step = False
 
     # ---- drawing -----------------------------------------------------------------------------
     @property
