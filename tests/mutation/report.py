@@ -80,7 +80,7 @@ def module_of(name: str) -> str:
 def report(goal: float) -> int:
     """Print the per-module table and the problems; 0 when every module meets ``goal``."""
     statuses = results()
-    if not statuses:
+    if not any(status != "not checked" for status in statuses.values()):
         print("no mutation results yet: run with --run first")
         return 1
     equivalents = load_equivalents()
@@ -96,6 +96,8 @@ def report(goal: float) -> int:
     by_module: dict[str, Counter[str]] = defaultdict(Counter)
     survivors: list[str] = []
     for name, status in statuses.items():
+        if status == "not checked":
+            continue  # not run yet (another module's run, or one stopped early)
         counts = by_module[module_of(name)]
         counts[status] += 1
         if name in equivalents and status != "killed":
