@@ -121,7 +121,8 @@ class FunctionTool(BaseTool):
         attached = getattr(fn, TOOL_META_ATTR, None)
         self.meta = meta or attached or ToolMeta()
         self.fn = fn
-        self.name = name or self.meta.name or getattr(fn, "__name__", "")
+        fn_name: str = getattr(fn, "__name__", "")
+        self.name = name or self.meta.name or fn_name
         if not self.name or not re.fullmatch(r"[A-Za-z_][\w.\-]*", self.name):
             raise ValueError(f"invalid tool name {self.name!r}: use letters, digits, '_', '.', '-'")
         doc = inspect.getdoc(fn) or ""
