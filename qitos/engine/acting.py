@@ -7,6 +7,7 @@ from typing import Any
 
 from qitos.core.action import Action
 from qitos.core.decision import Decision
+from qitos.engine.host import EngineHost
 from qitos.engine.result import StepRecord
 from qitos.engine.run_state import RunState
 from qitos.engine.serialize import jsonable
@@ -16,7 +17,7 @@ from qitos.trace.events import EventKind
 class ActMixin:
     """Tool dispatch with events and upstream tool_invocations, mixed into the Engine."""
 
-    def _emit_decision(self, run: RunState, snapshot: Any, decision: Any) -> None:
+    def _emit_decision(self: EngineHost, run: RunState, snapshot: Any, decision: Any) -> None:
         """Record a ruling on a pause (who, which policy paused, verdict, args before and after)."""
         pending = list(snapshot.pending_actions)
         changed = None
@@ -63,7 +64,9 @@ class ActMixin:
         record.actions = changed
         return decision, changed
 
-    def _act_denied(self, run: RunState, actions: list[Any], record: StepRecord, ruling: Any) -> list[Any]:
+    def _act_denied(
+        self: EngineHost, run: RunState, actions: list[Any], record: StepRecord, ruling: Any
+    ) -> list[Any]:
         """ACT for denied actions: none runs; each result tells the agent it was denied, and why."""
         self._call_hooks("on_before_phase", run, "ACT")
         self._emit(run, EventKind.ACT, {"stage": "start"})
@@ -105,7 +108,7 @@ class ActMixin:
         self._call_hooks("on_after_phase", run, "ACT", action_results=results)
         return results
 
-    def _act(self, run: RunState, actions: list[Any], record: StepRecord) -> list[Any]:
+    def _act(self: EngineHost, run: RunState, actions: list[Any], record: StepRecord) -> list[Any]:
         self._call_hooks("on_before_phase", run, "ACT")
         self._emit(run, EventKind.ACT, {"stage": "start"})
         results: list[Any] = []
@@ -141,7 +144,7 @@ class ActMixin:
         self._call_hooks("on_after_phase", run, "ACT", action_results=results)
         return results
 
-    def _run_tool(self, run: RunState, action: Any, call_id: str) -> tuple[Any, dict[str, Any]]:
+    def _run_tool(self: EngineHost, run: RunState, action: Any, call_id: str) -> tuple[Any, dict[str, Any]]:
         name = getattr(action, "name", type(action).__name__)
         args = getattr(action, "args", {})
         self._emit(run, EventKind.TOOL_CALL, {"call_id": call_id, "tool": name, "args": jsonable(args)})
@@ -201,7 +204,9 @@ class ActMixin:
         }
         return outcome.as_action_result(), invocation
 
-    def _run_env_step(self, run: RunState, action: Any, call_id: str) -> tuple[Any, dict[str, Any]]:
+    def _run_env_step(
+        self: EngineHost, run: RunState, action: Any, call_id: str
+    ) -> tuple[Any, dict[str, Any]]:
         name = getattr(action, "name", type(action).__name__)
         self._emit(
             run,

@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NoReturn
 
 from qitos.core.errors import SystemExecutionError
 from qitos.engine.approval import CHANGED, DENIED, PauseDecision
@@ -179,7 +179,7 @@ def describe(decision: dict[str, Any] | None) -> str:
             f"{a['name']}({json.dumps(a['args'], ensure_ascii=False, sort_keys=True)})"
             for a in decision["actions"]
         )
-    return decision["mode"]
+    return str(decision["mode"])
 
 
 @dataclass(frozen=True)
@@ -218,7 +218,7 @@ class Replay:
     def response(self, step: int) -> ModelResponse:
         """The recorded model response for this call of ``step``; a divergence when there is none."""
         recorded = self.recording.steps.get(step)
-        found = self._next(step, "model", recorded.responses if recorded else [])
+        found: ModelResponse | None = self._next(step, "model", recorded.responses if recorded else [])
         if found is None:
             self._diverge(step, "no model call here", "to call the model")
         self.model_calls += 1
@@ -289,7 +289,7 @@ class Replay:
         self.divergence = Divergence(step, describe(recorded), describe(new))
         return f"replay diverged at {self.divergence}"
 
-    def _diverge(self, step: int, recorded: str, new: str) -> None:
+    def _diverge(self, step: int, recorded: str, new: str) -> NoReturn:
         self.divergence = Divergence(step, recorded, new)
         raise SystemExecutionError.make(
             f"replay diverged at {self.divergence}", phase="DECIDE", step_id=step, recoverable=False
