@@ -88,8 +88,8 @@ class LiveTap(EngineHook):
         super().__init__()
         self._sink = sink
 
-    def on_event(self, event: RunEvent) -> None:
-        """Forward one event; the sink is thread-safe."""
+    def on_event(self, event: RunEvent, state: Any = None, record: Any = None, engine: Any = None) -> None:
+        """Forward one event; the sink is thread-safe (the rest is not needed)."""
         self._sink(event)
 
 

@@ -108,6 +108,10 @@ class EventsPane(Pane):
     class Filtered(Message):
         """A text filter found these events (``start`` .. ``stop`` scanned), for ``query``."""
 
+        # The field shadows Message.stop(), which Textual calls on a message its sender's parent
+        # gets: harmless while the pane posts it to itself; renaming it is the pane owner's call.
+        stop: int  # type: ignore[assignment]
+
         def __init__(self, query: str, kinds: int, start: int, stop: int, found: list[int]) -> None:
             super().__init__()
             self.query, self.kinds, self.start, self.stop, self.found = query, kinds, start, stop, found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,6 +20,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import Footer, Static
 
+from qitos.trace.events import RunEvent
 from qitos.trace.reader import TraceError, TraceReader
 from tui.run_diff import RunDiff, compare, pair_differences, scan_run
 from tui.screens.dialogs import HelpScreen
@@ -201,7 +203,8 @@ class DiffScreen(Screen[None]):
                 return
             run = scan_run(
                 run_dir,
-                lambda f, label=label: self.post_message(self.Progress(f"reading run {label}: {f:.0%}")),
+                # scan_run calls this only before it returns, so `label` is still this run's.
+                lambda f: self.post_message(self.Progress(f"reading run {label}: {f:.0%}")),  # noqa: B023
             )
             if run.problem is not None:
                 self.post_message(self.Compared(None, f"run {label}: {run.problem}"))
@@ -254,7 +257,7 @@ class DiffScreen(Screen[None]):
         self.query_one(PairList).cursor = pos
         self.query_one("#detail", Static).update(self._detail(pos))
 
-    def _load(self, side: int):  # type: ignore[no-untyped-def]
+    def _load(self, side: int) -> Callable[[int], RunEvent]:
         if self._readers is None:
             self._readers = (TraceReader(self.run_a), TraceReader(self.run_b))
         return self._readers[side].event

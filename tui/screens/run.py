@@ -186,7 +186,12 @@ class RunScreen(ForkActionScreen):
         if wide != self.has_class("-wide"):
             self.set_class(wide, "-wide")
             # Panes hidden in tabs skipped rendering; now they may all be on screen.
-            self.call_after_refresh(lambda: [pane.show() for pane in self.query(Pane)])
+            self.call_after_refresh(self._show_panes)
+
+    def _show_panes(self) -> None:
+        """Render every pane, as now laid out (after a resize or a zoom)."""
+        for pane in self.query(Pane):
+            pane.show()
 
     # ---- navigation --------------------------------------------------------------------------
     def _select(self, pos: int) -> None:
@@ -391,7 +396,7 @@ class RunScreen(ForkActionScreen):
         self.zoomed = pane.index if pane is not None else None
         self.set_class(pane is not None, "-zoom")
         # Panes hidden until now render once they are laid out at their new size.
-        self.call_after_refresh(lambda: [p.show() for p in self.query(Pane)])
+        self.call_after_refresh(self._show_panes)
 
     @on(EventsPane.Jump)
     def _jump(self, message: EventsPane.Jump) -> None:
@@ -405,6 +410,7 @@ class RunScreen(ForkActionScreen):
         """Show every key, from the bindings."""
         keys: dict[str, list[str]] = {}
         described: dict[str, str] = {}
+        binding: BindingType  # a Binding here; the panes' BINDINGS below may hold tuples too
         for active in self.active_bindings.values():
             binding = active.binding
             keys.setdefault(binding.action, []).append(self.app.get_key_display(binding))

@@ -171,7 +171,7 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
         """The first row shown, the row width (the last column is the scroll gutter), the styles."""
         return int(self.scroll_offset.y), self.scrollable_content_region.width - 1, self._styles_for_rows()
 
-    def _mark(self, row: int, s: StepSummary) -> tuple[str, str]:
+    def _mark(self, row: int, s: StepSummary) -> tuple[str, str | None]:
         """The row's mark and text: ✗ failed, ↻ retried, ⏸ paused before its action, … still
         running, ✓ done; a paused step shows its pending action, never a blank as if done."""
         store = self.store
