@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from qitos.core.errors import SystemExecutionError
 from qitos.engine.approval import CHANGED, DENIED, PauseDecision
@@ -39,6 +39,12 @@ from qitos.trace.errors import TraceError
 from qitos.trace.events import EventKind, Stage
 from qitos.trace.fields import as_dict, as_dicts, as_int, as_text
 from qitos.trace.reader import TraceReader
+
+if TYPE_CHECKING:
+    from qitos.core.agent_module import AgentModule
+    from qitos.core.task import Task
+    from qitos.engine.engine import Engine
+    from qitos.trace.writer import TraceWriter
 
 FORK_POLICY_ID = "qitos.fork"
 
@@ -324,7 +330,12 @@ def check_fork_step(recording: Recording, at: int) -> None:
 
 
 def fork_engine(
-    engine: Any, recording: Recording, at: int, *, pause: bool = True, writer: Any = None
+    engine: Engine[Any, Any, Any],
+    recording: Recording,
+    at: int,
+    *,
+    pause: bool = True,
+    writer: TraceWriter | None = None,
 ) -> Replay:
     """Make ``engine`` re-run ``recording`` up to step ``at`` and go live there (pausing first when asked).
 
@@ -356,7 +367,11 @@ class ReplayReport:
 
 
 def replay_against(
-    run_dir: str | Path, agent: Any, *, task: Any = None, **engine_kwargs: Any
+    run_dir: str | Path,
+    agent: AgentModule[Any, Any, Any],
+    *,
+    task: str | Task | None = None,
+    **engine_kwargs: Any,
 ) -> ReplayReport:
     """Re-run the recorded run in ``run_dir`` against ``agent`` (no model call, no tool side effect)
     and report the first step where it behaves differently (None when it reproduces the record)."""
