@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from tui.approve import install_approval
 from tui.fork import DEMO, add_fork_parser, fork_agent_factory, fork_command
@@ -22,6 +22,9 @@ from tui.otel_cli import (
 
 if TYPE_CHECKING:
     from textual.app import App
+
+    from qitos.core.agent_module import AgentModule
+    from qitos.core.task import Task
 
 # Textual draws at most this many frames a second (its TEXTUAL_FPS, default 60). A key's frame
 # waits for the next slot after the previous frame; at 120 that wait is at most ~8 ms, not ~17.
@@ -242,7 +245,12 @@ def _command(argv: Sequence[str] | None) -> int:
 
 
 def _run_agent(
-    args: argparse.Namespace, agent: object, task: object, *, step_delay: float, fork_with: str
+    args: argparse.Namespace,
+    agent: AgentModule[Any, Any, Any],
+    task: str | Task,
+    *,
+    step_delay: float,
+    fork_with: str,
 ) -> int:
     if getattr(args, "approve", None) is not None:
         problem = install_approval(agent, args.approve, headless=args.headless)
