@@ -35,6 +35,7 @@ from qitos.engine.request_builder import RequestBuilder
 from qitos.engine.result import EngineResult, StepRecord
 from qitos.engine.run_state import RunState, StopSignal, is_stopped
 from qitos.engine.runtime import (
+    Boundary,
     LifecyclePolicy,
     RuntimeBudget,
     RuntimePhase,
@@ -542,7 +543,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             self._stop_now(run, StopReason.BUDGET_TOKENS)
 
     def _maybe_pause(
-        self, run: RunState, boundary: str, decision: Any, actions: list[Any], *, after: int = -1
+        self, run: RunState, boundary: Boundary, decision: Any, actions: list[Any], *, after: int = -1
     ) -> None:
         """Ask each lifecycle policy (those past index ``after``) whether to pause here."""
         if len(self.lifecycle_policies) <= after + 1:
@@ -552,7 +553,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         context = RuntimeSnapshotContext(
             run_id=run.run_id,
             step_id=run.step_count,
-            boundary=boundary,  # type: ignore[arg-type]
+            boundary=boundary,
             state=run.state,
             pending_decision=decision,
             pending_actions=tuple(actions),
@@ -565,7 +566,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
                 snapshot = RuntimeSnapshot(
                     run_id=run.run_id,
                     step_id=run.step_count,
-                    boundary=boundary,  # type: ignore[arg-type]
+                    boundary=boundary,
                     policy_id=policy.policy_id,
                     reason=f"{policy.policy_id} paused {boundary.replace('_', ' ')}",
                     state=run.state,
