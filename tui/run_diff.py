@@ -314,7 +314,7 @@ class RunDiff:
         if self.first_divergence is None:
             return "no divergence"
         x, y = self.pairs[self.first_divergence]
-        step = self.a.steps[x].step if x is not None else self.b.steps[y].step  # type: ignore[index]
+        step = self.a.steps[x].step if x is not None else self.b.steps[y].step  # type: ignore[index]  # a pair has a side: y when x is None
         return f"first divergence at step {step}"
 
     def mismatches(self) -> list[str]:

@@ -127,9 +127,9 @@ class SkillsBrowserPane(_EmbeddingPane):
         if fed != self._fed:
             self._fed = fed
             self.browser.mark_published(fed)
-        self.shown = self.render_step(None)  # type: ignore[arg-type]
+        self.shown = self.render_step(None)
 
-    def render_step(self, step: StepSummary) -> RenderableType:
+    def render_step(self, step: StepSummary | None) -> RenderableType:
         """A one-line summary of what the run published (the browser renders the rest)."""
         names = [f"{p.get('name')} v{p.get('version')}" for p in self._fed or []]
         return inert("published in the run: " + (", ".join(names) if names else "nothing"))

@@ -404,8 +404,8 @@ class SkillsBrowser(Vertical):
         current = self.selected_version
         same_skill = bool(versions) and current is not None and current.name == versions[0].name
         keep = 0
-        if same_skill:
-            keep = next((i for i, a in enumerate(versions) if a.version == current.version), 0)  # type: ignore[union-attr]
+        if same_skill and current is not None:  # (same_skill says current is not None: mypy needs it here)
+            keep = next((i for i, a in enumerate(versions) if a.version == current.version), 0)
         else:
             self.base_version = None
         self.versions = versions
