@@ -6,6 +6,7 @@ named in pyproject.toml's [[tool.mypy.overrides]], one by one."""
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 import tempfile
@@ -14,8 +15,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# Outside the work tree; one cache per set of flags, so the two runs do not invalidate each other.
-CACHE = Path(tempfile.gettempdir()) / "qitos-mypy-cache"
+# Outside the work tree, one per checkout (two clones never share one), and one per set of flags
+# below it, so the two runs do not invalidate each other.
+CACHE = Path(tempfile.gettempdir()) / f"qitos-mypy-cache-{hashlib.sha1(str(ROOT).encode()).hexdigest()[:10]}"
 
 
 def _mypy(cache: str, *args: str) -> subprocess.CompletedProcess[str]:
