@@ -113,12 +113,11 @@ class ActMixin:
         self._emit(run, EventKind.ACT, {"stage": "start"})
         results: list[Any] = []
         invocations: list[dict[str, Any]] = []
+        registry = run.executor.registry if run.executor is not None else None  # set by _start
         for index, action in enumerate(actions):
             self._check_interrupts(run)
             call_id = getattr(action, "action_id", None) or f"{run.step_count}-{index}"
-            if isinstance(action, Action) and (
-                run.executor.registry is not None and action.name in run.executor.registry
-            ):
+            if isinstance(action, Action) and (registry is not None and action.name in registry):
                 result, invocation = self._run_tool(run, action, call_id)
             elif self.env is not None:
                 result, invocation = self._run_env_step(run, action, call_id)
@@ -151,6 +150,7 @@ class ActMixin:
         if self.replay is not None and self.replay.replaying(run.step_count):
             outcome = self.replay.tool_outcome(run.step_count, name)  # the recorded result: no side effect
         elif isinstance(action, Action):
+            assert run.executor is not None  # set by _start
             outcome = run.executor.execute(action)
         else:
             from qitos.engine.tool_executor import ToolOutcome

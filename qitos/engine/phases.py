@@ -100,6 +100,7 @@ class PhaseMixin:
         from_model = decision is None
         if from_model:
             try:
+                assert run.model is not None  # set by _start
                 decision = run.model.call(run, self._parser())
             except QitosRuntimeError:
                 raise

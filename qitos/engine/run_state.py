@@ -13,8 +13,10 @@ from qitos.engine.runtime import RuntimeBudget
 from qitos.trace.events import STATUS_RUNNING, RunEvent
 
 if TYPE_CHECKING:
+    from qitos.engine.model_call import ModelCaller
     from qitos.engine.result import StepRecord
     from qitos.engine.runtime import RuntimeSnapshot
+    from qitos.engine.tool_executor import ToolExecutor
 
 
 class StopSignal(Exception):
@@ -51,8 +53,8 @@ class RunState:
     current_record: StepRecord | None = (
         None  # the step in progress, written as a partial record if the run ends in it
     )
-    model: Any = None
-    executor: Any = None
+    model: ModelCaller | None = None  # both set by the Engine's start-up, before the first step
+    executor: ToolExecutor | None = None
     toolsets_open: bool = False
     closed: bool = False
     active_elapsed: float = 0.0
