@@ -20,7 +20,7 @@ from tui.store import ListSource, RunStore
 
 if TYPE_CHECKING:
     from tui.live import LiveRun
-    from tui.panes.base import Pane
+    from tui.panes.base import PaneFactory
 
 
 class QitosApp(LastResort, App[int]):
@@ -38,7 +38,7 @@ class QitosApp(LastResort, App[int]):
         error: tuple[str, str] | None = None,
         export_dir: Path | None = None,
         follow: bool = False,
-        panes: tuple[type[Pane], ...] | None = None,
+        panes: tuple[PaneFactory, ...] | None = None,
         fork_agent: Callable[[str], Any] | None = None,
         diff: tuple[Path, Path] | None = None,
     ) -> None:

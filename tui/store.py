@@ -85,7 +85,7 @@ def _shared(value: _T) -> _T:
     """``value``, or an equal one kept before (the table is bounded: rare values are not kept)."""
     kept = _SHARED.get(value)
     if kept is not None and type(kept) is type(value):  # 1 == True, but one is not the other
-        return kept  # type: ignore[return-value]
+        return kept
     if len(_SHARED) < _SHARED_LIMIT:
         _SHARED[value] = value
     return value

@@ -68,7 +68,9 @@ def results() -> dict[str, str]:
 def added_lines(name: str) -> str:
     """The lines the mutant adds (its diff's + lines)."""
     diff = mutmut("show", name)
-    return "\n".join(line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    return "\n".join(
+        line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")
+    )
 
 
 def module_of(name: str) -> str:
@@ -134,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.run:
         subprocess.run(
-            [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.children), *args.names], cwd=ROOT
+            [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.children), *args.names],
+            cwd=ROOT,
         )
     return report(args.goal)
 

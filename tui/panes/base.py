@@ -15,7 +15,7 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from types import FunctionType, MethodType
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, cast
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
@@ -68,7 +68,12 @@ class Block:
     def renderable(self) -> RenderableType:
         """The content, built now when it was given as a function."""
         content = self.content
-        return content() if isinstance(content, FunctionType | MethodType | partial) else content
+        # A builder is a function, method or partial, never another callable: the rest is renderable.
+        return (
+            content()
+            if isinstance(content, FunctionType | MethodType | partial)
+            else cast(RenderableType, content)
+        )
 
 
 class Blocks:

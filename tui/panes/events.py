@@ -11,7 +11,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from datetime import datetime
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.text import Text
@@ -114,12 +114,16 @@ class EventsPane(Pane, GutterScrolling, inherit_bindings=False):
     class Filtered(Message):
         """A text filter found these events (``start`` .. ``stop`` scanned), for ``query``."""
 
+        # The field shadows Message.stop(), which Textual calls on a message its sender's parent
+        # gets: harmless while the pane posts it to itself; renaming it is the pane owner's call.
+        stop: int  # type: ignore[assignment]
+
         def __init__(self, query: str, kinds: int, start: int, stop: int, found: list[int]) -> None:
             super().__init__()
             self.query, self.kinds, self.start, self.stop, self.found = query, kinds, start, stop, found
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # the base class's arguments, passed on
+        super().__init__(*args, **kwargs)
         self.rows: Sequence[int] = range(0)
         self._scanned = 0  # events the current text filter has looked at
         self._matched: list[int] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,6 +20,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import Footer, Static
 
+from qitos.trace.events import RunEvent
 from qitos.trace.reader import TraceError, TraceReader
 from tui.run_diff import RunDiff, compare, pair_differences, scan_run
 from tui.screens.dialogs import HelpScreen
@@ -201,7 +203,8 @@ class DiffScreen(Screen[None]):
                 return
             run = scan_run(
                 run_dir,
-                lambda f, label=label: self.post_message(self.Progress(f"reading run {label}: {f:.0%}")),
+                # scan_run calls this only before it returns, so `label` is still this run's.
+                lambda f: self.post_message(self.Progress(f"reading run {label}: {f:.0%}")),  # noqa: B023
             )
             if run.problem is not None:
                 self.post_message(self.Compared(None, f"run {label}: {run.problem}"))
@@ -254,7 +257,7 @@ class DiffScreen(Screen[None]):
         self.query_one(PairList).cursor = pos
         self.query_one("#detail", Static).update(self._detail(pos))
 
-    def _load(self, side: int):  # type: ignore[no-untyped-def]
+    def _load(self, side: int) -> Callable[[int], RunEvent]:
         if self._readers is None:
             self._readers = (TraceReader(self.run_a), TraceReader(self.run_b))
         return self._readers[side].event
@@ -269,11 +272,12 @@ class DiffScreen(Screen[None]):
         x, y = diff.pairs[pos]
         title = Text(f"pair {pos + 1} of {len(diff.pairs)}: ", style="bold")
         if left is None or right is None:
+            # A missing side's event goes with a missing step (x or y None): mypy cannot see that.
             only, facts = ("A", diff.a.steps[x]) if right is None else ("B", diff.b.steps[y])  # type: ignore[index]
             title.append(f"step {facts.step} only in run {only} (the other run has no such step here)")
             details = left or right or {}
             return Group(title, *(self._field(k, v) for k, v in details.items()))
-        title.append(f"A step {diff.a.steps[x].step} · B step {diff.b.steps[y].step}")  # type: ignore[index]
+        title.append(f"A step {diff.a.steps[x].step} · B step {diff.b.steps[y].step}")  # type: ignore[index]  # both sides here
         if not differences:
             title.append(" · the same", style="green")
         # Field by field, A above B: readable at 80 columns, where a table's columns are too narrow.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.reactive import reactive
@@ -29,6 +29,8 @@ from tui.pacing import FoldPacer
 from tui.store import RunStore
 
 if TYPE_CHECKING:
+    from qitos.trace.events import RunEvent
+    from qitos.trace.reader import TraceReader
     from tui.live import LiveRun
 
 FIRST_PAINT_EVENTS = 400  # folded before the first frame; the rest folds in the background
@@ -59,7 +61,7 @@ class FeedingScreen(Screen[None]):
         self.replay = replay
         self.live = live
         self.feed = EventFeed(self._wake)
-        self.reader: Any = None  # the TraceReader, once opened (replay)
+        self.reader: TraceReader | None = None  # once opened (replay)
         self.notices: list[str] = []
         self._notice_sizes = (0, 0)  # how many reader and fold notices _sync_notices has seen
         self._dirty = False
@@ -206,9 +208,10 @@ class FeedingScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="fold", exit_on_error=False, description="folding the trace")
     def fold_trace(self, start: int) -> None:
         """Read every event after the first paint and hand it to the fold in chunks, with progress."""
+        assert self.reader is not None  # the fold starts once the reader is open
         worker = get_current_worker()
         total = len(self.reader)
-        chunk: list[Any] = []
+        chunk: list[RunEvent] = []
         index = start
         reported = 0.0
         for count, event in enumerate(self.reader.events(start), 1):
@@ -260,6 +263,7 @@ class FeedingScreen(Screen[None]):
     @work(exclusive=True, group="follow", exit_on_error=False, description="following the trace")
     async def follow_trace(self, start: int) -> None:
         """Fold events another process appends to the trace, until the run is finished."""
+        assert self.reader is not None  # following starts once the reader is open
         end = await follow_run(
             self.reader,
             start,

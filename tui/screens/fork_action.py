@@ -21,6 +21,7 @@ class ForkActionScreen(PauseActionsScreen):
 
     # Listed by ? (help), not in the footer, which at 80 columns must keep q Quit.
     BINDINGS: ClassVar[list[BindingType]] = [Binding("f", "fork", "Fork at the selected step", show=False)]
+    export_dir: Path  # where the fork's exports go: set by RunScreen, the screen this is a base of
 
     def _fork_source(self) -> Path | None:
         """The run directory a fork re-runs: the replayed one, or a finished live run's trace."""

@@ -7,7 +7,7 @@ takes effect at the next step boundary, and the Engine returns a snapshot that `
 from __future__ import annotations
 
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 
@@ -17,6 +17,9 @@ from tui.messages import RunCrashed, RunReturned
 from tui.screens.dialogs import ErrorScreen
 from tui.screens.feeding import FeedingScreen
 from tui.store import ListSource
+
+if TYPE_CHECKING:
+    from qitos.trace.events import RunEvent
 
 EXPORT_NOTICE_SECONDS = 1.0
 
@@ -46,7 +49,7 @@ class LiveControlScreen(FeedingScreen):
         self.notices.insert(0, line)
         self.revision += 1
 
-    def _sink(self, event: Any) -> None:
+    def _sink(self, event: RunEvent) -> None:
         assert isinstance(self.store.source, ListSource)
         self.store.source.append(event)
         self.feed.push([event])

@@ -12,7 +12,7 @@ import shlex
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -21,6 +21,9 @@ from qitos.engine.approval import PauseDecision, decision_problem
 from tui.pending import args_document, parse_document, pending_text, workspace_roots
 from tui.screens.live_control import LiveControlScreen
 from tui.screens.pause_dialogs import ChangeDialog, DenyDialog, PendingDialog
+
+if TYPE_CHECKING:
+    from qitos.engine.runtime import RuntimeSnapshot
 
 DECIDED_BY = "person (qitos-tui)"
 
@@ -37,7 +40,7 @@ class PauseActionsScreen(LiveControlScreen):
     ]
 
     # ---- what is pending ------------------------------------------------------------------------
-    def _pending_snapshot(self) -> Any:
+    def _pending_snapshot(self) -> RuntimeSnapshot | None:
         """The snapshot of a run paused before acting with actions pending, else None."""
         live = self.live
         snapshot = live.snapshot if live is not None and not self.engine_running else None
@@ -45,7 +48,7 @@ class PauseActionsScreen(LiveControlScreen):
             return None
         return snapshot
 
-    def _pending_dicts(self, snapshot: Any) -> list[dict[str, Any]]:
+    def _pending_dicts(self, snapshot: RuntimeSnapshot) -> list[dict[str, Any]]:
         return [
             {"name": getattr(a, "name", str(a)), "args": getattr(a, "args", {})}
             for a in snapshot.pending_actions

@@ -120,7 +120,7 @@ class RunListScreen(Screen[None]):
         forks = any(getattr(r, "parent_run_id", None) for r in [*runs, *self.runs])
         if in_order and not forks:
             self.runs.extend(runs)
-            table.add_rows(_cells(r) for r in runs)  # type: ignore[arg-type]
+            table.add_rows(_cells(r) for r in runs)
             self._redraw_after_widths(table)
             return
         # The cursor stays on the run it is on; at the top (untouched) it stays at the top.
@@ -129,7 +129,7 @@ class RunListScreen(Screen[None]):
         placed = with_forks(sorted(self.runs + runs, key=run_order, reverse=True))
         self.runs = [run for run, _ in placed]
         table.clear()
-        table.add_rows(_cells(r, depth) for r, depth in placed)  # type: ignore[arg-type]
+        table.add_rows(_cells(r, depth) for r, depth in placed)
         self._redraw_after_widths(table)
         if current is not None:
             table.move_cursor(row=next(i for i, r in enumerate(self.runs) if r.path == current))

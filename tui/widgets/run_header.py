@@ -130,7 +130,7 @@ class StatusBar(Static, Toned):
         self.set_class(bool(content), "-shown")
         self.update(content)
 
-    def content(self) -> Text:
+    def content(self) -> Text:  # type: ignore[override]  # shadows Static.content (a property since Textual 8): a rename is the widget owner's call
         """The bar's text: the pause, reader notices, the latest note; empty when there is nothing."""
         out = Text()
         store = self.store

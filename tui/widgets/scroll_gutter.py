@@ -10,7 +10,7 @@ scrolls to that point, as on a scrollbar.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -53,8 +53,8 @@ class GutterScrolling(ScrollView):
     """Draw the track while everything fits (as ``overflow-y: scroll`` does), or leave it blank
     (as ``auto`` does)."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # the base class's arguments, passed on
+        super().__init__(*args, **kwargs)
         self._gutter_styles: dict[str, tuple[Style, Style]] = {}  # by theme
         self._dragging = False
         self._pass_thumb = PassValue(self.gutter_thumb)  # worked out once per render_lines
