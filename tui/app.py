@@ -11,6 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from tui.crash import LastResort
+from tui.gc_tuning import FrameFriendlyGC
 from tui.headless import EXIT_BAD_INPUT
 from tui.replay import HeadSource, manifest_tokens, read_manifest
 from tui.screens.dialogs import ErrorScreen
@@ -51,6 +52,9 @@ class QitosApp(LastResort, App[int]):
         self.export_dir = export_dir
         self.follow = follow  # replay --follow: follow the trace while another process writes it
         self.panes = panes
+        # The cyclic collector's tuning, for as long as the app runs (tui.gc_tuning): started on
+        # the UI thread at mount, so that only that thread freezes objects.
+        self.gc_tuning = FrameFriendlyGC()
 
     def get_default_screen(self) -> Screen[Any]:
         """The run itself when there is one: no blank screen is drawn before it (first paint)."""
@@ -69,6 +73,7 @@ class QitosApp(LastResort, App[int]):
         return super().get_default_screen()
 
     def on_mount(self) -> None:
+        self.gc_tuning.start()
         if isinstance(self.screen, RunScreen) or (self.diff is not None and self.error is None):
             return
         if self.error is not None:
@@ -79,6 +84,9 @@ class QitosApp(LastResort, App[int]):
             self._fatal(
                 "Nothing to show", "make_app needs a run to replay, an agent to run, or an error to show."
             )
+
+    def on_unmount(self) -> None:
+        self.gc_tuning.stop()  # thresholds as they were, and every spared object given back
 
     def _fatal(self, title: str, detail: str) -> None:
         """Show the error panel; closing it ends the app with the status `--headless` gives the
