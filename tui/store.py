@@ -250,6 +250,7 @@ class RunStore:
         self._series_from = 0  # the first step position changed since then
         self.step_pos: dict[int, int] = {}
         self.exchanges: list[Exchange] = []
+        self._next_exchange_pos = 0  # the position the next exchange takes (see _exchange)
         self.exchange_by_id: dict[str, int] = {}
         self.pause: PauseInfo | None = None
         self.last_decision: str | None = None  # the latest ruling on a pause, as one plain line
@@ -307,8 +308,14 @@ class RunStore:
     def _exchange(self, step: StepSummary, exchange_id: str) -> Exchange:
         pos = self.exchange_by_id.get(exchange_id)
         if pos is None:
-            pos = len(self.exchanges)
-            self.exchanges.append(Exchange(number=pos + 1, step=step.step, exchange_id=exchange_id))
+            # The previous exchange's number is this one's position: kept as the same int object
+            # (a 1 GB trace has a hundred thousand exchanges, and each int is 28 bytes).
+            pos = self._next_exchange_pos
+            if pos != len(self.exchanges):
+                pos = len(self.exchanges)  # one was dropped (_drop_decide_exchange)
+            number = pos + 1
+            self._next_exchange_pos = number
+            self.exchanges.append(Exchange(number=number, step=step.step, exchange_id=exchange_id))
             self.exchange_by_id[exchange_id] = pos
             step.exchanges += (pos,)
         return self.exchanges[pos]
@@ -344,6 +351,8 @@ class RunStore:
         pos = self.step_pos.get(step_id)
         if pos is None:
             pos = len(self.steps)
+            if pos == step_id:
+                pos = step_id  # the usual trace numbers its steps 0, 1, ...: one int object, not two
             self.step_pos[step_id] = pos
             self.steps.append(StepSummary(step=step_id, first=i, last=i))
         step = self.steps[pos]
@@ -409,9 +418,11 @@ class RunStore:
         ex.response = i
         self.exchange_by_id.pop(rid, None)  # answered: only unanswered requests are looked up
         tokens = response_usage(p).total
-        ex.tokens += tokens
-        step.tokens += tokens
-        step.latency_ms += _latency(p)
+        # Added only when there is something to add to: a first figure keeps the object read
+        # (0 + n is a new int of 28 bytes, and a 1 GB trace has a hundred thousand of each).
+        ex.tokens = ex.tokens + tokens if ex.tokens else tokens
+        step.tokens = step.tokens + tokens if step.tokens else tokens
+        step.latency_ms = _shared(step.latency_ms + _latency(p))
         self.total_tokens += tokens
         calls = response_tool_calls(p)
         if calls:
@@ -436,7 +447,7 @@ class RunStore:
         pos = self._by_call.pop(str(call_id(p)), None)  # answered: the id is not needed again
         ex = self.exchanges[pos] if pos is not None else self._last_exchange(step, i)
         ex.tool_results += (i,)
-        step.latency_ms += _latency(p)
+        step.latency_ms = _shared(step.latency_ms + _latency(p))
         if p.get("ok") is not True or "attempts" in p:  # a plain success needs no reading
             result = ToolResult.read(p)
             step.retries += max(0, (result.attempts or 1) - 1)  # attempts that failed before the last

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 FIRST_PAINT_EVENTS = 400  # folded before the first frame; the rest folds in the background
 FOLD_SLICE = 500  # events folded per turn of the UI thread (a few ms), so keys get in between
 PROGRESS_SECONDS = 0.1  # the shortest time between two fold progress updates
-FOLD_BACKLOG = 6000  # parsed events allowed to wait for the UI thread (memory bound)
+FOLD_BACKLOG = 2000  # parsed events allowed to wait for the UI thread (bounds the peak RSS)
 
 
 class FeedingScreen(Screen[None]):
