@@ -12,7 +12,6 @@ from textual.screen import Screen
 
 from tui.crash import LastResort
 from tui.gc_tuning import FrameFriendlyGC
-from tui.headless import EXIT_BAD_INPUT
 from tui.replay import HeadSource, manifest_tokens, read_manifest
 from tui.screens.dialogs import ErrorScreen
 from tui.screens.feeding import FIRST_PAINT_EVENTS
@@ -91,6 +90,8 @@ class QitosApp(LastResort, App[int]):
     def _fatal(self, title: str, detail: str) -> None:
         """Show the error panel; closing it ends the app with the status `--headless` gives the
         same failure (2: bad input), so scripts see one code either way."""
+        from tui.headless import EXIT_BAD_INPUT  # it loads the trace writer: not for the first frame
+
         self.push_screen(
             ErrorScreen(title, detail), lambda _: self.exit(EXIT_BAD_INPUT, return_code=EXIT_BAD_INPUT)
         )

@@ -12,10 +12,12 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from qitos.engine.replay import Recording, ReplayError, check_fork_step, fork_engine
 from tui.text import inert_str
+
+if TYPE_CHECKING:
+    from qitos.engine.replay import Recording
 
 DEMO = "demo"  # `fork RUN_DIR --at N demo` forks a run of the bundled demo agent
 
@@ -66,11 +68,16 @@ class ForkSetup:
         self.replay: Any = None
 
     def __call__(self, engine: Any, writer: Any) -> None:
+        from qitos.engine.replay import fork_engine
+
         self.replay = fork_engine(engine, self.recording, self.at, pause=self.pause, writer=writer)
 
 
 def fork_command(args: argparse.Namespace, report_error: Any, run_app: Any) -> int:
     """Run the ``fork`` command; ``report_error``/``run_app`` are the CLI's own."""
+    # Imported here: every launch of the CLI would otherwise load the Engine (a first screen's worth).
+    from qitos.engine.replay import Recording, ReplayError, check_fork_step
+
     try:
         recording = Recording.load(args.run_dir)
         check_fork_step(recording, args.at)
