@@ -47,6 +47,7 @@ from qitos.trace.payloads import (
     stage_of,
 )
 from tui.event_kinds import category
+from tui.step_positions import StepPositions
 
 # What the header says for each manifest / run_end status.
 DISPLAY_STATUS = {
@@ -170,6 +171,42 @@ class Budget:
 
 
 @dataclass(slots=True)
+class StepExtras:
+    """What few steps have (a failure, retries, skills, pauses, errors, raw events): kept apart, so
+    that the other steps do not carry six empty fields each (a 1 GB trace has 100k steps)."""
+
+    error: str | None = None
+    retries: int = 0  # failed attempts that were retried (the step may still have succeeded)
+    skills: tuple[int, ...] = ()
+    pauses: tuple[int, ...] = ()
+    errors: tuple[int, ...] = ()
+    raw: tuple[int, ...] = ()
+
+
+_NO_EXTRAS = StepExtras()
+
+
+class _Extra:
+    """A StepSummary field read from its StepExtras (the defaults when it has none) and set there."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, step: StepSummary | None, owner: type | None = None) -> Any:
+        if step is None:
+            return self
+        return getattr(step.extras if step.extras is not None else _NO_EXTRAS, self.name)
+
+    def __set__(self, step: StepSummary, value: Any) -> None:
+        if step.extras is None:
+            default = getattr(_NO_EXTRAS, self.name)
+            if value == default and type(value) is type(default):
+                return  # 0 more retries, say: nothing to keep
+            step.extras = StepExtras()
+        setattr(step.extras, self.name, value)
+
+
+@dataclass(slots=True)
 class StepSummary:
     """What the step list shows for one step, and where its events are."""
 
@@ -179,8 +216,6 @@ class StepSummary:
     phase: str = ""
     action: str = ""
     ok: bool = True
-    error: str | None = None
-    retries: int = 0  # failed attempts that were retried (the step may still have succeeded)
     tokens: int = 0
     latency_ms: float = 0.0  # model and tool latency the step's events report, summed
     used_units: int | None = None
@@ -188,11 +223,15 @@ class StepSummary:
     # Indices of the events the panes load on demand, by what they are.
     requests: tuple[int, ...] = ()
     memory: tuple[int, ...] = ()
-    skills: tuple[int, ...] = ()
-    pauses: tuple[int, ...] = ()
-    errors: tuple[int, ...] = ()
-    raw: tuple[int, ...] = ()
     exchanges: tuple[int, ...] = ()  # positions in RunStore.exchanges
+    extras: StepExtras | None = None  # what few steps have, read through the fields below
+
+    error = _Extra()
+    retries = _Extra()
+    skills = _Extra()
+    pauses = _Extra()
+    errors = _Extra()
+    raw = _Extra()
 
 
 @dataclass(slots=True)
@@ -248,7 +287,7 @@ class RunStore:
         self.steps: list[StepSummary] = []
         self._series: list[float] = []  # used_series, as of its last call
         self._series_from = 0  # the first step position changed since then
-        self.step_pos: dict[int, int] = {}
+        self.step_pos = StepPositions()
         self.exchanges: list[Exchange] = []
         self._next_exchange_pos = 0  # the position the next exchange takes (see _exchange)
         self.exchange_by_id: dict[str, int] = {}
@@ -279,7 +318,7 @@ class RunStore:
         n = 0
         fold = self._fold
         for event in events:
-            if type(event) is dict:
+            if isinstance(event, dict):
                 # RunEvent.from_dict's readings of an untrusted object, only where they differ from
                 # what _fold does anyway (a step id, a phase and a payload it coerces itself).
                 run_id = event.get("run_id", "")
@@ -351,9 +390,7 @@ class RunStore:
         pos = self.step_pos.get(step_id)
         if pos is None:
             pos = len(self.steps)
-            if pos == step_id:
-                pos = step_id  # the usual trace numbers its steps 0, 1, ...: one int object, not two
-            self.step_pos[step_id] = pos
+            self.step_pos.add(step_id, pos)
             self.steps.append(StepSummary(step=step_id, first=i, last=i))
         step = self.steps[pos]
         if i > step.last:
