@@ -15,13 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qitos.engine.replay import Recording, ReplayError, check_fork_step, fork_engine
 from tui.text import inert_str
 
 if TYPE_CHECKING:
     from qitos.core.agent_module import AgentModule
     from qitos.engine.engine import Engine
-    from qitos.engine.replay import Replay
+    from qitos.engine.replay import Recording, Replay
     from qitos.trace.writer import TraceWriter
 
 DEMO = "demo"  # `fork RUN_DIR --at N demo` forks a run of the bundled demo agent
@@ -73,11 +72,16 @@ class ForkSetup:
         self.replay: Replay | None = None
 
     def __call__(self, engine: Engine[Any, Any, Any], writer: TraceWriter) -> None:
+        from qitos.engine.replay import fork_engine
+
         self.replay = fork_engine(engine, self.recording, self.at, pause=self.pause, writer=writer)
 
 
 def fork_command(args: argparse.Namespace, report_error: Any, run_app: Any) -> int:
     """Run the ``fork`` command; ``report_error``/``run_app`` are the CLI's own."""
+    # Imported here: every launch of the CLI would otherwise load the Engine (a first screen's worth).
+    from qitos.engine.replay import Recording, ReplayError, check_fork_step
+
     try:
         recording = Recording.load(args.run_dir)
         check_fork_step(recording, args.at)

@@ -12,7 +12,6 @@ from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 
-from qitos.engine.replay import Recording, ReplayError, check_fork_step
 from tui.screens.pause_actions import PauseActionsScreen
 
 
@@ -46,6 +45,8 @@ class ForkActionScreen(PauseActionsScreen):
         if factory is None or source is None or not self.store.steps:
             return
         step = self.store.steps[min(self.selected, len(self.store.steps) - 1)].step
+        from qitos.engine.replay import Recording, ReplayError, check_fork_step  # not for the first frame
+
         try:
             recording = Recording.load(source)
             check_fork_step(recording, step)

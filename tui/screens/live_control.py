@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 
 from tui.failures import error_sentences
-from tui.gc_tuning import spare_long_lived
+from tui.gc_tuning import app_tuning
 from tui.messages import RunCrashed, RunReturned
 from tui.screens.dialogs import ErrorScreen
 from tui.screens.feeding import FeedingScreen
@@ -57,7 +57,7 @@ class LiveControlScreen(FeedingScreen):
     def _start_engine(self) -> None:
         # The app's widgets live as long as the run: freeze them out of the cyclic GC, which the
         # Engine's allocations would otherwise make walk the whole UI again and again.
-        spare_long_lived()
+        app_tuning(self.app).spare_long_lived()
         self.run_engine(resume=False)
 
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="running the agent")
