@@ -21,7 +21,7 @@ from textual.widgets import Footer, Static
 
 from qitos.trace.reader import TraceError, TraceReader
 from tui.run_diff import RunDiff, compare, pair_differences, scan_run
-from tui.screens.dialogs import HelpScreen
+from tui.screens.dialogs import HelpScreen, binding_rows
 from tui.store import short
 from tui.text import inert, inert_line
 from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling
@@ -313,11 +313,7 @@ class DiffScreen(Screen[None]):
 
     def action_help(self) -> None:
         """Show every key."""
-        rows = [
-            (self.app.get_key_display(b.binding), b.binding.description)
-            for b in self.active_bindings.values()
-        ]
-        self.app.push_screen(HelpScreen(rows))
+        self.app.push_screen(HelpScreen(binding_rows(self)))
 
     def action_back(self) -> None:
         """Back to the run list this comparison was opened from."""

@@ -26,7 +26,7 @@ from tui.panes.exchanges import ExchangesPane
 from tui.panes.memory import MemoryPane
 from tui.panes.skills import SkillsPane
 from tui.prefetch import Prefetcher
-from tui.screens.dialogs import ConfirmDialog, HelpScreen, PromptDialog
+from tui.screens.dialogs import ConfirmDialog, HelpScreen, PromptDialog, binding_rows
 from tui.screens.fork_action import ForkActionScreen
 from tui.search import export_request, search_run
 from tui.store import RunStore
@@ -403,13 +403,7 @@ class RunScreen(ForkActionScreen):
 
     def action_help(self) -> None:
         """Show every key, from the bindings."""
-        keys: dict[str, list[str]] = {}
-        described: dict[str, str] = {}
-        for active in self.active_bindings.values():
-            binding = active.binding
-            keys.setdefault(binding.action, []).append(self.app.get_key_display(binding))
-            described.setdefault(binding.action, binding.description or binding.action)
-        rows = [(" / ".join(k), described[action]) for action, k in keys.items()]
+        rows = binding_rows(self)
         # The keys of the step list and of a pane work once they have the focus (Tab, 1-6):
         # listed too, whichever of them has it now.
         for where, widget_cls in (("step list", StepList), ("focused pane", Pane)):
