@@ -30,6 +30,7 @@ from tui.screens.dialogs import ConfirmDialog, HelpScreen, PromptDialog, binding
 from tui.screens.fork_action import ForkActionScreen
 from tui.search import export_request, search_run
 from tui.store import RunStore
+from tui.take_text import copy_pane, focused_pane, open_pane
 from tui.text import inert_str
 from tui.widgets.pane_tabs import PaneTabs
 from tui.widgets.run_header import RunHeader, StatusBar
@@ -77,6 +78,8 @@ class RunScreen(ForkActionScreen):
         Binding("n", "match(1)", "Next match", show=False),
         Binding("N", "match(-1)", "Prev match", show=False),
         Binding("e", "export", "Export"),
+        Binding("y", "copy_text", "Copy the pane's text", show=False),
+        Binding("o", "open_text", "Open the pane's text in $EDITOR", show=False),
         Binding("p", "pause", "Pause"),
         Binding("r", "resume", "Resume"),
         Binding("s", "single_step", "Step"),
@@ -346,6 +349,18 @@ class RunScreen(ForkActionScreen):
         self.note = f"exported request to {path}"
         # A notification parses markup by default, and a folder name may hold brackets.
         self.notify(inert_str(f"exported to {path}"), markup=False)
+
+    def action_copy_text(self) -> None:
+        """Copy the focused pane's text to the clipboard (OSC 52)."""
+        pane = focused_pane(self)
+        if pane is not None:
+            copy_pane(self.app, pane)
+
+    def action_open_text(self) -> None:
+        """Open the focused pane's text in $EDITOR (the app suspends meanwhile)."""
+        pane = focused_pane(self)
+        if pane is not None:
+            open_pane(self.app, pane)
 
     def action_expand(self) -> None:
         """Fold or unfold long payloads in the Exchanges pane."""
