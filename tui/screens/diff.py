@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,14 +20,15 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import Footer, Static
 
-from qitos.trace.reader import TraceError, TraceReader
-from tui.run_diff import RunDiff, compare, pair_differences, scan_run
+from qitos.trace.errors import TraceError
+from tui.run_diff import EventLoader, RunDiff, compare, pair_differences, scan_run
 from tui.screens.dialogs import HelpScreen, binding_rows
 from tui.store import short
 from tui.text import inert, inert_line
 from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling
 from tui.widgets.scrolling import set_virtual_size
 
+PROGRESS_SECONDS = 0.1  # the reading's progress is said at most this often
 MARKS = {"same": "=", "changed": "≠", "only_a": "−", "only_b": "+"}
 
 
@@ -175,7 +177,8 @@ class DiffScreen(Screen[None]):
         self.run_a, self.run_b = run_a, run_b
         self.from_list = from_list
         self.diff: RunDiff | None = None
-        self._readers: tuple[TraceReader, TraceReader] | None = None
+        # The events of the pair shown, read back from where the scan saw them.
+        self._loaders: tuple[EventLoader, EventLoader] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(inert(f"comparing {self.run_a.name} with {self.run_b.name}: reading…"), id="diff-header")
@@ -195,14 +198,20 @@ class DiffScreen(Screen[None]):
     def read_runs(self) -> None:
         """Read both runs' steps (with progress) and align them, off the UI thread."""
         facts = []
+        said = [0.0]
+
+        def progress(label: str, fraction: float) -> None:
+            # Every tenth of a second at most: each repaint of the header slows the reading down.
+            now = time.monotonic()
+            if now - said[0] >= PROGRESS_SECONDS:
+                said[0] = now
+                self.post_message(self.Progress(f"reading run {label}: {fraction:.0%}"))
+
         for label, run_dir in (("A", self.run_a), ("B", self.run_b)):
             if not run_dir.is_dir():
                 self.post_message(self.Compared(None, f"run {label}: {run_dir} is not a directory"))
                 return
-            run = scan_run(
-                run_dir,
-                lambda f, label=label: self.post_message(self.Progress(f"reading run {label}: {f:.0%}")),
-            )
+            run = scan_run(run_dir, lambda f, label=label: progress(label, f))
             if run.problem is not None:
                 self.post_message(self.Compared(None, f"run {label}: {run.problem}"))
                 return
@@ -254,10 +263,11 @@ class DiffScreen(Screen[None]):
         self.query_one(PairList).cursor = pos
         self.query_one("#detail", Static).update(self._detail(pos))
 
-    def _load(self, side: int):  # type: ignore[no-untyped-def]
-        if self._readers is None:
-            self._readers = (TraceReader(self.run_a), TraceReader(self.run_b))
-        return self._readers[side].event
+    def _load(self, side: int) -> EventLoader:
+        if self._loaders is None:
+            assert self.diff is not None
+            self._loaders = (EventLoader(self.diff.a), EventLoader(self.diff.b))
+        return self._loaders[side]
 
     def _detail(self, pos: int) -> RenderableType:
         diff = self.diff
@@ -321,6 +331,6 @@ class DiffScreen(Screen[None]):
             self.dismiss(None)
 
     def on_unmount(self) -> None:
-        if self._readers is not None:
-            for reader in self._readers:
-                reader.close()
+        if self._loaders is not None:
+            for loader in self._loaders:
+                loader.close()
