@@ -132,3 +132,19 @@ def test_snapshot_diff(snap_compare, two_runs: tuple[Path, Path], size: tuple[in
 
     app = make_app(diff=two_runs)
     assert snap_compare(app, press=["n"], terminal_size=size, run_before=read)
+
+
+def test_the_loader_reads_back_the_events_the_scan_kept(two_runs: tuple[Path, Path]) -> None:
+    """The detail's events come from the byte spans the scan saw: the same events the reader gives."""
+    from qitos.trace.reader import TraceReader
+    from tui.run_diff import EventLoader
+
+    run = scan_run(two_runs[0])
+    kept = sorted({i for step in run.steps for i in step.events})
+    assert kept and set(kept) <= set(run.spans)
+    loader = EventLoader(run)
+    with TraceReader(two_runs[0]) as reader:
+        assert [loader(i).to_dict() for i in kept] == [reader.event(i).to_dict() for i in kept]
+    with pytest.raises(IndexError):
+        loader(max(run.spans) + 1)
+    loader.close()
