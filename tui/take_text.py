@@ -20,8 +20,6 @@ from textual.app import App
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui.browsers.plain import plain_text
-from tui.browsers.virtual_list import VirtualList
 from tui.panes.base import Pane
 from tui.panes.events import HEADER, EventsPane
 from tui.text import inert_str
@@ -42,13 +40,17 @@ CLIPBOARD_LIMIT = (
 ROW_LIMIT = 20_000  # rows of a long list (the Events timeline) taken out; each is read back from the trace
 
 
-def _rows(widget: VirtualList, width: int) -> Iterator[str]:
+def _rows(widget: Any, width: int) -> Iterator[str]:
     for index in range(min(widget.count, ROW_LIMIT)):
         yield widget.row_text(index, width).plain.rstrip()
 
 
 def pane_text(pane: Pane) -> tuple[str, str]:
     """The pane's text as plain lines, and a note on what was left out ("" when nothing was)."""
+    # Imported here: the browsers' package is big, and only a pane embedding one needs it.
+    from tui.browsers.plain import plain_text
+    from tui.browsers.virtual_list import VirtualList
+
     width = max(40, pane.content_width)
     if isinstance(pane, EventsPane):
         rows = pane.rows
@@ -74,6 +76,8 @@ def pane_text(pane: Pane) -> tuple[str, str]:
 
 
 def _static_text(widget: Static, width: int) -> str:
+    from tui.browsers.plain import plain_text
+
     content = widget.content
     if isinstance(content, str):
         return content  # shown as it is (a str given to a Static is its own text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,8 @@ from tui.run_view import COLUMNS, RunView
 from tui.screens.dialogs import HelpScreen, binding_rows
 from tui.text import inert
 from tui.widgets.run_table import RunTable
+
+DRAW_WAIT_SECONDS = 1.0  # the listing waits at most this long for a batch to be drawn
 
 
 class RunListScreen(Screen[None]):
@@ -69,6 +72,7 @@ class RunListScreen(Screen[None]):
         # Not `loading`: that is Widget's reactive that covers the widget with a loading indicator.
         #: (folders looked at, folders to look at) while the listing runs; None when complete.
         self.load_progress: tuple[int, int] | None = None
+        self._drawn = threading.Event()  # set once a batch's rows are on screen
 
     @property
     def runs(self) -> list[Any]:
@@ -89,7 +93,9 @@ class RunListScreen(Screen[None]):
             self._add(self._given)
         else:
             self.load_progress = (0, 0)
-            self._list_runs()
+            # Started once the empty list is on screen: while the screen is being laid out and
+            # drawn, the listing would wait for the interpreter lock at every folder it stats.
+            self.call_after_refresh(self._list_runs)
 
     def on_resize(self) -> None:
         self.query_one(Footer).compact = self.size.width < 120
@@ -119,7 +125,12 @@ class RunListScreen(Screen[None]):
         worker = get_current_worker()
         try:
             for batch in iter_run_batches(self.folder, cancelled=worker):
+                self._drawn.clear()
                 self.post_message(self.Batch(batch))
+                # Read on once the rows are drawn: reading holds the interpreter lock, and the
+                # screen, which lets go of it at every write to the terminal, would wait for it
+                # each time (the first rows took three times as long to show).
+                self._drawn.wait(DRAW_WAIT_SECONDS)
         except TraceError as exc:
             self.post_message(self.Batch(None, str(exc)))
 
@@ -134,6 +145,7 @@ class RunListScreen(Screen[None]):
             return
         self.load_progress = None if batch.final else (batch.done, batch.total)
         self._add(batch.runs)
+        self.call_after_refresh(self._drawn.set)
         if batch.final and not self.view.rows and self.on_empty is not None:
             self.on_empty(f"{self.folder} holds no run directories (manifest.json / events.jsonl)")
 
