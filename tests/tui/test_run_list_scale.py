@@ -296,3 +296,47 @@ def test_snapshot_run_list_sorted_filtered_marked(  # type: ignore[no-untyped-de
     keys = ["s"] * (COLUMNS.index(next(c for c in COLUMNS if c.title == "errors")) + 1)
     keys += ["down", "m", "down", "m", "slash", *"greet", "enter"]
     assert snap_compare(app, press=keys, terminal_size=size, run_before=listed)
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_filter_sort_mark_and_compare_in_a_real_terminal(tmp_path: Path) -> None:
+    """In tmux: the list of two diverging runs, sorted, filtered, then both marked and compared."""
+    import shutil
+    import sys
+    import time
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    from test_e2e_tmux import Terminal
+
+    folder = tmp_path / "runs"
+    a, b = diverging_runs(folder)
+    _manifest(a, updated_at="2026-11-01T10:00:00+00:00", summary=_task_summary("greet_fix", 4.25))
+    _manifest(b, updated_at="2026-11-01T11:00:00+00:00", summary=_task_summary("greet_fix", 75.0, 2))
+    term = Terminal([sys.executable, "-m", "tui.cli", "replay", str(folder)], tmp_path, size=(120, 30))
+    try:
+        screen = term.wait_for("2 runs in")
+        assert "greet_fix" in screen and "1m15s" in screen  # task and duration columns
+        term.keys("s")  # by run, A first
+        screen = term.wait_for("by run ▲")
+        assert screen.index("run_a ") < screen.index("run_b ")
+        term.keys("/", "run_b")
+        term.wait_for("1 of 2 runs")
+        term.keys("Escape")  # apart from the next key: a terminal sends Esc then c at once as alt+c
+        deadline = time.monotonic() + 20
+        while "matching" in term.screen() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        term.keys("c")
+        term.wait_for("mark exactly two runs")
+        term.keys("m", "Down", "Space")
+        term.wait_for("2 marked: c compares them")
+        term.keys("c")
+        screen = term.wait_for("first divergence at step 3")
+        assert "A run_a" in screen and "B run_b" in screen
+        term.keys("Escape")
+        term.wait_for("2 marked")
+        term.keys("q")
+        term.wait_for("EXIT=0")
+    finally:
+        term.close()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -22,6 +22,30 @@ from tui.run_view import COLUMNS, RunView
 from tui.screens.dialogs import HelpScreen, binding_rows
 from tui.text import inert
 from tui.widgets.run_table import RunTable
+
+
+class FilterInput(Input):
+    """The filter line. Enter (keep the filter) and Esc (drop it) give the focus back to the list
+    as the line reads them, before the keys typed after them: a key that reaches the line after
+    the focus has left it goes where the focus is now, not into the filter."""
+
+    def __init__(self, on_leave: Callable[[bool], None], **options: Any) -> None:
+        super().__init__(**options)
+        self.on_leave = on_leave  # told whether the filter is kept (Enter) or dropped (Esc)
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self.screen.focused is not self and self.screen.focused is not None:
+            event.stop()
+            event.prevent_default()
+            self.app.post_message(events.Key(event.key, event.character))
+            return
+        if event.key in ("enter", "escape"):
+            event.stop()
+            event.prevent_default()
+            self.on_leave(event.key == "enter")
+            return
+        await super()._on_key(event)
+
 
 DRAW_WAIT_SECONDS = 1.0  # the listing waits at most this long for a batch to be drawn
 
@@ -43,8 +67,8 @@ class RunListScreen(Screen[None]):
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
     DEFAULT_CSS = """
-    RunListScreen #run-filter { display: none; height: 1; border: none; padding: 0 1; }
-    RunListScreen #run-filter.-shown { display: block; }
+    RunListScreen #run-filter { height: 0; border: none; padding: 0 1; }
+    RunListScreen #run-filter.-shown { height: 1; }
     """
 
     @dataclass
@@ -81,8 +105,10 @@ class RunListScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Label(inert(self._title()), id="run-list-title")  # the folder's name is data
-        yield Input(
-            placeholder="filter: any text of the run's row (Enter keeps it, Esc clears)", id="run-filter"
+        yield FilterInput(
+            self._leave_filter,
+            placeholder="filter: any text of the run's row (Enter keeps it, Esc clears)",
+            id="run-filter",
         )
         yield RunTable(self.view, id="run-table")
         yield Footer(show_command_palette=False)
@@ -175,29 +201,48 @@ class RunListScreen(Screen[None]):
 
     # ---- filter and sort ---------------------------------------------------------------------
     def action_filter(self) -> None:
-        """Show the filter line and type into it; the rows follow each keystroke."""
+        """Show the filter line and type into it; the rows follow each keystroke.
+
+        The line is always there, only no row high until shown: a hidden widget cannot take the
+        focus, and the keys typed right after `/` must not go to the list (`s` would sort)."""
         box = self.query_one("#run-filter", Input)
         box.add_class("-shown")
-        box.focus()
+        self.set_focus(box)  # now, not after this key (as focus() does): the next keys are typed
+
+    def on_key(self, event: events.Key) -> None:
+        """`/` opens the filter line at once; characters typed right after it reached the list
+        before the line had the focus (the App hands each key to the focused widget as it comes):
+        they belong to the filter."""
+        box = self.query_one("#run-filter", Input)
+        if event.key == "slash" and self.focused is not box:
+            # Opened here, not by the binding, which runs only once the keys after it have
+            # bubbled up here too ("/run" typed fast would lose "run").
+            event.stop()
+            event.prevent_default()
+            self.action_filter()
+        elif self.focused is box and event.is_printable and event.character:
+            # Not from the filter line itself: it takes its own characters and stops them.
+            event.stop()
+            event.prevent_default()
+            box.insert_text_at_cursor(event.character)
 
     @on(Input.Changed, "#run-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         self.view.filter = event.value
         self._rearrange()
 
-    @on(Input.Submitted, "#run-filter")
-    def _filter_kept(self) -> None:
+    def _leave_filter(self, keep: bool) -> None:
+        """Back to the rows: with the filter (Enter; its line stays while it filters) or without (Esc)."""
         box = self.query_one("#run-filter", Input)
+        self.set_focus(self.query_one(RunTable))
+        if not keep:
+            box.value = ""  # Input.Changed lays the rows out again
         if not box.value:
             box.remove_class("-shown")
-        self.query_one(RunTable).focus()
 
     def action_clear_filter(self) -> None:
-        """Esc: drop the filter and hide its line."""
-        box = self.query_one("#run-filter", Input)
-        box.remove_class("-shown")
-        self.query_one(RunTable).focus()
-        box.value = ""  # Input.Changed lays the rows out again
+        """Esc on the list: drop the filter and hide its line."""
+        self._leave_filter(keep=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """While the filter line has the focus, letters are typed there, not taken as keys."""
