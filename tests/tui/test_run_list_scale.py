@@ -340,3 +340,36 @@ def test_filter_sort_mark_and_compare_in_a_real_terminal(tmp_path: Path) -> None
         term.wait_for("EXIT=0")
     finally:
         term.close()
+
+
+def test_the_fast_manifest_read_equals_summarize_run(tmp_path: Path) -> None:
+    """The listing's one-open read of a manifest gives what summarize_run does, whatever the folder
+    holds: a plain manifest, events only, a symbolic link, a FIFO, bad JSON, a JSON list."""
+    import os
+
+    from tui.run_folder import read_run
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "plain").mkdir()
+    _manifest(folder / "plain", run_id="plain", status="completed", summary=_task_summary("t", 3.0, 1))
+    (folder / "events_only").mkdir()
+    (folder / "events_only" / "events.jsonl").write_text('{"phase": "INIT"}\n', encoding="utf-8")
+    (folder / "linked").mkdir()
+    (folder / "linked" / "manifest.json").symlink_to(folder / "plain" / "manifest.json")
+    (folder / "fifo").mkdir()
+    os.mkfifo(folder / "fifo" / "manifest.json")
+    (folder / "bad_json").mkdir()
+    (folder / "bad_json" / "manifest.json").write_text("{not json", encoding="utf-8")
+    (folder / "a_list").mkdir()
+    (folder / "a_list" / "manifest.json").write_text("[1, 2]", encoding="utf-8")
+    (folder / "not_a_run").mkdir()
+    with os.scandir(folder) as listing:
+        entries = {e.name: e for e in listing}
+    for name, entry in entries.items():
+        fast = read_run(entry)
+        if name == "not_a_run":
+            assert fast is None
+            continue
+        assert fast == summarize_run(folder / name), name
+    assert read_run(entries["linked"]).problem is not None  # type: ignore[union-attr]  # refused, said
