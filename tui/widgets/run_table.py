@@ -155,20 +155,33 @@ class RunTable(GutterScrolling, can_focus=True, inherit_bindings=False):
         """The columns drawn, as (column, width) from the left, and whether any were cut off."""
         # Less the gutter, the mark's column and the " →" that says more columns are cut off.
         room = self.scrollable_content_region.width - 1 - len(MARK) - 2
-        drawn = [(0, self.view.width(0))]
+        columns = [0, *range(self.first_column, len(COLUMNS))]
+        # Every cell whole when that fits (a wide terminal); else each column at most its cap.
+        whole = [(c, self._width(c, capped=False)) for c in columns]
+        if sum(w for _, w in whole) + GAP * (len(whole) - 1) <= room:
+            return whole, False
+        drawn = [(0, self._width(0))]
         used = drawn[0][1]
-        for column in range(self.first_column, len(COLUMNS)):
+        cut = False
+        for column in columns[1:]:
             width = self._width(column)
             if used + GAP + width > room:
-                return drawn, True
+                cut = True
+                break
             drawn.append((column, width))
             used += GAP + width
-        return drawn, False
+        # The room left goes to the columns that were cut short, by how much each was.
+        short = {c: w for (c, w), (_, full) in zip(drawn, whole, strict=False) if full > w}
+        lacking = {c: dict(whole)[c] - w for c, w in short.items()}
+        total, spare = sum(lacking.values()), room - used
+        if total and spare > 0:
+            drawn = [(c, w + spare * lacking.get(c, 0) // total) for c, w in drawn]
+        return drawn, cut
 
-    def _width(self, column: int) -> int:
+    def _width(self, column: int, *, capped: bool = True) -> int:
         # The sort arrow beside a title takes two more cells.
         title = cell_len(COLUMNS[column].title) + (2 if column == self.view.sort_column else 0)
-        return max(self.view.width(column), title)
+        return max(self.view.width(column) if capped else self.view.widths[column], title)
 
     def header_text(self) -> str:
         """The titles as drawn, the sort column's with ▼ (descending) or ▲."""
