@@ -70,6 +70,7 @@ class ListedRow:
     cells: tuple[str, ...]  # every column but the run's own (its label depends on the tree)
     sort_keys: tuple[Any, ...]  # per column
     haystack: str  # what the filter looks in, lower-cased
+    label_width: int  # cells of the run column when not indented as a fork
 
     @classmethod
     def of(cls, run: Any) -> ListedRow:
@@ -108,7 +109,7 @@ class ListedRow:
         )
         parent = getattr(run, "parent_run_id", None) or ""
         haystack = " ".join((run_id, *cells, inert_line(parent))).lower()
-        return cls(run, cells, keys, haystack)
+        return cls(run, cells, keys, haystack, cell_len(inert_line(run_label(run, 0))))
 
 
 def _number(value: Any) -> float:
@@ -127,6 +128,9 @@ class RunView:
         self.sort_column = UPDATED
         self.descending = True  # newest first, as the list opens
         self.widths = [cell_len(c.title) for c in COLUMNS]  # the widest cell so far, per column
+        self._forks = False  # whether any run names a parent (else no tree to lay out)
+        self._ordered: list[ListedRow] | None = None  # every row in the chosen order, kept
+        # between filter keystrokes (a keystroke then costs a pass, not a sort)
 
     def add(self, runs: list[Any]) -> None:
         """Take in newly read runs (then call :meth:`arrange`)."""
@@ -134,23 +138,36 @@ class RunView:
         for run in runs:
             row = ListedRow.of(run)
             self.rows.append(row)
+            self._forks = self._forks or getattr(run, "parent_run_id", None) is not None
             for k, cell in enumerate(row.cells, start=1):
                 n = len(cell) if cell.isascii() else cell_len(cell)
                 if n > widths[k]:
                     widths[k] = n
+        self._ordered = None
+
+    def _in_order(self) -> list[ListedRow]:
+        """Every row in the chosen order; ties in the list's own order (newest first), whatever
+        order the runs were read in."""
+        if self._ordered is None:
+            rows = sorted(self.rows, key=lambda r: r.sort_keys[UPDATED], reverse=True)
+            k = self.sort_column
+            if k != UPDATED or not self.descending:
+                rows.sort(key=lambda r: r.sort_keys[k], reverse=self.descending)
+            self._ordered = rows
+        return self._ordered
 
     def arrange(self) -> None:
         """Work out the shown rows again: filter, sort, then the forks under their parents."""
         needle = self.filter.lower()
-        rows = [r for r in self.rows if needle in r.haystack] if needle else list(self.rows)
-        # Ties keep the list's own order (newest first), whatever order the runs were read in.
-        rows.sort(key=lambda r: r.sort_keys[UPDATED], reverse=True)
-        k = self.sort_column
-        if k != UPDATED or not self.descending:
-            rows.sort(key=lambda r: r.sort_keys[k], reverse=self.descending)
-        by_run = {id(r.run): r for r in rows}
-        self.shown = [(by_run[id(run)], depth) for run, depth in with_forks([r.run for r in rows])]
-        run_width = max((cell_len(run_label(r.run, d)) for r, d in self.shown), default=0)
+        ordered = self._in_order()
+        rows = [r for r in ordered if needle in r.haystack] if needle else ordered
+        if self._forks:
+            by_run = {id(r.run): r for r in rows}
+            self.shown = [(by_run[id(run)], depth) for run, depth in with_forks([r.run for r in rows])]
+            run_width = max((cell_len(inert_line(run_label(r.run, d))) for r, d in self.shown), default=0)
+        else:
+            self.shown = [(r, 0) for r in rows]
+            run_width = max((r.label_width for r in rows), default=0)
         self.widths[0] = max(run_width, cell_len(COLUMNS[0].title))
 
     def set_sort(self, column: int, *, descending: bool | None = None) -> None:
@@ -161,6 +178,7 @@ class RunView:
         if descending is None:
             descending = chosen.numeric or self.sort_column == UPDATED
         self.descending = descending
+        self._ordered = None
 
     def label(self, position: int) -> str:
         """The run column of shown row ``position`` (a fork indented under its parent)."""

@@ -373,3 +373,23 @@ def test_the_fast_manifest_read_equals_summarize_run(tmp_path: Path) -> None:
             continue
         assert fast == summarize_run(folder / name), name
     assert read_run(entries["linked"]).problem is not None  # type: ignore[union-attr]  # refused, said
+
+
+def test_the_kept_order_gives_what_a_fresh_arrangement_does(runs_dir: Path) -> None:
+    """Between keystrokes the sorted rows are kept: every filter and sort, each after the other,
+    shows what a view arranged from scratch with the same settings shows (with forks and without)."""
+    runs = [summarize_run(p) for p in sorted(runs_dir.iterdir())]
+    for chosen in (runs, [r for r in runs if r.parent_run_id is None]):
+        kept = RunView()
+        kept.add(chosen)
+        for column, text in [(9, ""), (5, "greet"), (5, "gre"), (2, ""), (0, "run_"), (7, "x")]:
+            kept.set_sort(column)
+            kept.filter = text
+            kept.arrange()
+            fresh = RunView()
+            fresh.add(chosen)
+            fresh.set_sort(column)
+            fresh.filter = text
+            fresh.arrange()
+            assert [(r.run.run_id, d) for r, d in kept.shown] == [(r.run.run_id, d) for r, d in fresh.shown]
+            assert kept.widths == fresh.widths
