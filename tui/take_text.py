@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rich.console import ConsoleRenderable
 from textual.app import App
 from textual.widget import Widget
 from textual.widgets import Static
@@ -82,7 +83,9 @@ def _static_text(widget: Static, width: int) -> str:
     if isinstance(content, str):
         return content  # shown as it is (a str given to a Static is its own text)
     plain = getattr(content, "plain", None)  # Text, Content
-    return plain if isinstance(plain, str) else plain_text(content, width)
+    if isinstance(plain, str):
+        return plain
+    return plain_text(content, width) if isinstance(content, ConsoleRenderable) else str(content)
 
 
 def focused_pane(screen: Any) -> Pane | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -114,7 +114,7 @@ class ErrorScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-def binding_rows(screen: Screen[object]) -> list[tuple[str, str]]:
+def binding_rows(screen: Screen[Any]) -> list[tuple[str, str]]:
     """(keys, what they do) for every binding active on ``screen``, keys of one action together."""
     keys: dict[str, list[str]] = {}
     described: dict[str, str] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -211,7 +212,7 @@ class DiffScreen(Screen[None]):
             if not run_dir.is_dir():
                 self.post_message(self.Compared(None, f"run {label}: {run_dir} is not a directory"))
                 return
-            run = scan_run(run_dir, lambda f, label=label: progress(label, f))
+            run = scan_run(run_dir, partial(progress, label))
             if run.problem is not None:
                 self.post_message(self.Compared(None, f"run {label}: {run.problem}"))
                 return
