@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from tui.crash import LastResort
-from tui.headless import EXIT_BAD_INPUT
+from tui.gc_tuning import FrameFriendlyGC
 from tui.replay import HeadSource, manifest_tokens, read_manifest
 from tui.screens.dialogs import ErrorScreen
 from tui.screens.feeding import FIRST_PAINT_EVENTS
@@ -20,7 +20,7 @@ from tui.store import ListSource, RunStore
 
 if TYPE_CHECKING:
     from tui.live import LiveRun
-    from tui.panes.base import Pane
+    from tui.panes.base import PaneFactory
 
 
 class QitosApp(LastResort, App[int]):
@@ -38,7 +38,7 @@ class QitosApp(LastResort, App[int]):
         error: tuple[str, str] | None = None,
         export_dir: Path | None = None,
         follow: bool = False,
-        panes: tuple[type[Pane], ...] | None = None,
+        panes: tuple[PaneFactory, ...] | None = None,
         fork_agent: Callable[[str], Any] | None = None,
         diff: tuple[Path, Path] | None = None,
     ) -> None:
@@ -51,6 +51,9 @@ class QitosApp(LastResort, App[int]):
         self.export_dir = export_dir
         self.follow = follow  # replay --follow: follow the trace while another process writes it
         self.panes = panes
+        # The cyclic collector's tuning, for as long as the app runs (tui.gc_tuning): started on
+        # the UI thread at mount, so that only that thread freezes objects.
+        self.gc_tuning = FrameFriendlyGC()
 
     def get_default_screen(self) -> Screen[Any]:
         """The run itself when there is one: no blank screen is drawn before it (first paint)."""
@@ -69,6 +72,7 @@ class QitosApp(LastResort, App[int]):
         return super().get_default_screen()
 
     def on_mount(self) -> None:
+        self.gc_tuning.start()
         if isinstance(self.screen, RunScreen) or (self.diff is not None and self.error is None):
             return
         if self.error is not None:
@@ -80,9 +84,14 @@ class QitosApp(LastResort, App[int]):
                 "Nothing to show", "make_app needs a run to replay, an agent to run, or an error to show."
             )
 
+    def on_unmount(self) -> None:
+        self.gc_tuning.stop()  # thresholds as they were, and every spared object given back
+
     def _fatal(self, title: str, detail: str) -> None:
         """Show the error panel; closing it ends the app with the status `--headless` gives the
         same failure (2: bad input), so scripts see one code either way."""
+        from tui.headless import EXIT_BAD_INPUT  # it loads the trace writer: not for the first frame
+
         self.push_screen(
             ErrorScreen(title, detail), lambda _: self.exit(EXIT_BAD_INPUT, return_code=EXIT_BAD_INPUT)
         )

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from qitos.core.agent_module import AgentModule
 
 APPROVE_POLICY_NAME = "qitos_tui_approve"
 
 
-def install_approval(agent: Any, patterns: str, *, headless: bool) -> str | None:
+def install_approval(agent: AgentModule[Any, Any, Any], patterns: str, *, headless: bool) -> str | None:
     """Install an ApprovalPolicy for ``patterns`` on ``agent``; the reason it cannot, or None."""
     if headless:
         return (

@@ -6,7 +6,8 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from tui.approve import install_approval
 from tui.fork import DEMO, add_fork_parser, fork_agent_factory, fork_command
@@ -20,7 +21,10 @@ from tui.otel_cli import (
 )
 
 if TYPE_CHECKING:
-    from tui.app import QitosApp
+    from textual.app import App
+
+    from qitos.core.agent_module import AgentModule
+    from qitos.core.task import Task
 
 # Textual draws at most this many frames a second (its TEXTUAL_FPS, default 60). A key's frame
 # waits for the next slot after the previous frame; at 120 that wait is at most ~8 ms, not ~17.
@@ -241,7 +245,12 @@ def _command(argv: Sequence[str] | None) -> int:
 
 
 def _run_agent(
-    args: argparse.Namespace, agent: object, task: object, *, step_delay: float, fork_with: str
+    args: argparse.Namespace,
+    agent: AgentModule[Any, Any, Any],
+    task: str | Task,
+    *,
+    step_delay: float,
+    fork_with: str,
 ) -> int:
     if getattr(args, "approve", None) is not None:
         problem = install_approval(agent, args.approve, headless=args.headless)
@@ -279,7 +288,16 @@ def _run_agent(
             close()
 
 
-def _store_options(args: argparse.Namespace, agent: object = None) -> dict[str, object]:
+class StoreOptions(TypedDict):
+    """The stores make_app's Memory and Skills panes browse."""
+
+    memory_dir: str | Path | None
+    global_dir: str | Path | None
+    skills_db: str | Path | None
+    namespace: str | None
+
+
+def _store_options(args: argparse.Namespace, agent: object = None) -> StoreOptions:
     """The stores the Memory and Skills panes browse: the flags, else the agent's own Memdir root."""
     memory = getattr(args, "memory", None)
     if memory is None and agent is not None:
@@ -305,7 +323,7 @@ def _report_error(args: argparse.Namespace, title: str, detail: str) -> int:
     return _run_app(make_app(error=(title, detail)))
 
 
-def _run_app(app: QitosApp) -> int:
+def _run_app(app: App[int]) -> int:
     from tui.crash import print_crash_report
 
     app.run()

@@ -19,7 +19,7 @@ FILTERS: tuple[tuple[str, frozenset[int]], ...] = (
     ("skills", frozenset({SKILL})),
     ("lifecycle", frozenset({LIFECYCLE})),
 )
-_BY_KIND = {
+_BY_KIND: dict[str, int] = {  # EventKinds are strs: a phase string finds its kind
     EventKind.MODEL_REQUEST: MODEL,
     EventKind.MODEL_RESPONSE: MODEL,
     EventKind.DECIDE: MODEL,
@@ -49,4 +49,4 @@ def category(phase: str, ok: bool, payload: dict[str, Any]) -> int:
         return RETRY
     if "retry" in phase.lower():
         return RETRY
-    return _BY_KIND.get(phase, OTHER)  # type: ignore[call-overload]
+    return _BY_KIND.get(phase, OTHER)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from qitos.trace.events import RunEvent
 
@@ -14,10 +15,11 @@ class EventFeed:
     def __init__(self, notify: Callable[[], None]) -> None:
         self._notify = notify
         self._lock = threading.Lock()
-        self._chunks: list[tuple[int | None, list[RunEvent]]] = []
+        # RunEvents, or the trace's parsed line objects (records) that RunStore.apply folds alike.
+        self._chunks: list[tuple[int | None, list[RunEvent] | list[dict[str, Any]]]] = []
         self._pending = 0
 
-    def push(self, events: list[RunEvent], start: int | None = None) -> None:
+    def push(self, events: list[RunEvent] | list[dict[str, Any]], start: int | None = None) -> None:
         """Queue ``events`` (the first at index ``start``, or next in order) and wake the UI."""
         if not events:
             return
@@ -30,7 +32,9 @@ class EventFeed:
         if wake:
             self._notify()
 
-    def drain(self, limit: int | None = None) -> list[tuple[int | None, list[RunEvent]]]:
+    def drain(
+        self, limit: int | None = None
+    ) -> list[tuple[int | None, list[RunEvent] | list[dict[str, Any]]]]:
         """What was queued since the last drain, oldest first: everything, or whole chunks up to
         about ``limit`` events (always at least one chunk), so the UI can fold in short slices."""
         with self._lock:

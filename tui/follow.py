@@ -14,9 +14,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from qitos.trace.events import STATUS_INTERRUPTED, STATUS_PAUSED, STATUS_RUNNING, RunEvent
+
+if TYPE_CHECKING:
+    from qitos.trace.reader import TraceReader
 
 DEBOUNCE_MS = 50  # watchfiles groups changes this long; its 1.6 s default is too slow for a live view
 STEP_MS = 10
@@ -36,7 +39,7 @@ class FollowEnd:
     problem: str | None = None
 
 
-def _catch_up(reader: Any, start: int) -> tuple[list[RunEvent], str, int]:
+def _catch_up(reader: TraceReader, start: int) -> tuple[list[RunEvent], str, int]:
     """Index what was appended, read the events from ``start`` on, and say the run's status."""
     reader.refresh()  # reloads the manifest first, then indexes events: a final status comes with them
     status = reader.status
@@ -52,7 +55,7 @@ def _catch_up(reader: Any, start: int) -> tuple[list[RunEvent], str, int]:
 
 
 async def follow_run(
-    reader: Any,
+    reader: TraceReader,
     start: int,
     *,
     deliver: Callable[[list[RunEvent], int], None],

@@ -11,11 +11,17 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from qitos.engine.replay import Recording, ReplayError, check_fork_step, fork_engine
 from tui.text import inert_str
+
+if TYPE_CHECKING:
+    from qitos.core.agent_module import AgentModule
+    from qitos.engine.engine import Engine
+    from qitos.engine.replay import Recording, Replay
+    from qitos.trace.writer import TraceWriter
 
 DEMO = "demo"  # `fork RUN_DIR --at N demo` forks a run of the bundled demo agent
 
@@ -38,7 +44,7 @@ def add_fork_parser(sub: Any) -> None:
     fork.add_argument("--export-dir", help="where `e` writes exported requests (default: current folder)")
 
 
-def load_fork_agent(agent_file: str, task: str) -> Any:
+def load_fork_agent(agent_file: str, task: str) -> AgentModule[Any, Any, Any]:
     """A fresh agent to fork with: the demo (in a new workspace) or the one AGENT.py builds."""
     if agent_file == DEMO:
         from qitos.demo import build_agent
@@ -49,7 +55,7 @@ def load_fork_agent(agent_file: str, task: str) -> Any:
     return load_agent_file(agent_file, task).agent
 
 
-def fork_agent_factory(agent_file: str | None) -> Any:
+def fork_agent_factory(agent_file: str | None) -> Callable[[str], AgentModule[Any, Any, Any]] | None:
     """What `f` builds a fresh agent with (from the run's task), or None without an agent file."""
     if agent_file is None:
         return None
@@ -63,14 +69,19 @@ class ForkSetup:
         self.recording = recording
         self.at = at
         self.pause = pause
-        self.replay: Any = None
+        self.replay: Replay | None = None
 
-    def __call__(self, engine: Any, writer: Any) -> None:
+    def __call__(self, engine: Engine[Any, Any, Any], writer: TraceWriter) -> None:
+        from qitos.engine.replay import fork_engine
+
         self.replay = fork_engine(engine, self.recording, self.at, pause=self.pause, writer=writer)
 
 
 def fork_command(args: argparse.Namespace, report_error: Any, run_app: Any) -> int:
     """Run the ``fork`` command; ``report_error``/``run_app`` are the CLI's own."""
+    # Imported here: every launch of the CLI would otherwise load the Engine (a first screen's worth).
+    from qitos.engine.replay import Recording, ReplayError, check_fork_step
+
     try:
         recording = Recording.load(args.run_dir)
         check_fork_step(recording, args.at)

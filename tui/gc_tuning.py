@@ -5,12 +5,17 @@ With Python's default thresholds the collector then runs several times per key, 
 walks everything the screen keeps alive, which alone can take longer than a key may. Collecting
 young objects less often, and taking what is known to live long (the fold's summaries, the
 widgets) out of the collector's walks, keeps that off the keys.
+
+The App owns one :class:`FrameFriendlyGC` (``QitosApp.gc_tuning``): it raises the thresholds while
+it runs and puts them back when it ends; screens only say what is long-lived now, and give it back
+when they go (:func:`app_tuning` finds it from a screen).
 """
 
 from __future__ import annotations
 
 import gc
 import threading
+from typing import Any
 
 FRAME_THRESHOLDS = (20_000, 50, 100)  # youngest generation: 20k allocations, not 700
 
@@ -44,11 +49,24 @@ class FrameFriendlyGC:
             self._saved = None
             gc.unfreeze()
 
+    def release(self) -> None:
+        """A screen went: what was spared while it was up is the collector's again (its objects
+        are garbage now, and may hold cycles); the thresholds stay while the app runs. UI thread
+        only, as freezing is."""
+        if self._saved is not None and threading.get_ident() == self._thread:
+            gc.unfreeze()
+
     def spare_long_lived(self) -> None:
         """:func:`spare_long_lived`, on the UI thread only: a worker thread's call would freeze
         whatever the UI thread holds at that moment, half-built frames and all."""
         if self._saved is not None and threading.get_ident() == self._thread:
             spare_long_lived()
+
+
+def app_tuning(app: Any) -> FrameFriendlyGC:
+    """The app's collector tuning; an app that has none (a test's host app) gets an idle one."""
+    tuning = getattr(app, "gc_tuning", None)
+    return tuning if isinstance(tuning, FrameFriendlyGC) else FrameFriendlyGC()
 
 
 def spare_long_lived() -> None:

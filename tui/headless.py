@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from qitos.trace.errors import TraceError
 from qitos.trace.writer import TraceWriter
 from tui.text import inert_str
+
+if TYPE_CHECKING:
+    from qitos.core.agent_module import AgentModule
+    from qitos.core.task import Task
+    from qitos.engine.engine import Engine
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 
 
 def run_headless(
-    agent: Any,
-    task: Any,
+    agent: AgentModule[Any, Any, Any],
+    task: str | Task,
     *,
     trace_dir: str | Path = "./runs",
     run_id: str | None = None,
@@ -25,7 +31,7 @@ def run_headless(
     out: TextIO | None = None,
     err: TextIO | None = None,
     hooks: list[Any] | None = None,
-    configure: Any = None,
+    configure: Callable[[Engine[Any, Any, Any], TraceWriter], None] | None = None,
 ) -> int:
     """Run ``agent`` on ``task`` to the end, resuming through any pause, and return an exit code.
 

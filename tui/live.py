@@ -11,12 +11,21 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qitos.engine.hooks import EngineHook
 from qitos.engine.runtime import LifecyclePolicy, RuntimeSnapshotContext
 from qitos.trace.events import RunEvent
 from tui.store import RunStore
+
+if TYPE_CHECKING:
+    from qitos.core.agent_module import AgentModule
+    from qitos.core.task import Task
+    from qitos.engine.approval import PauseDecision
+    from qitos.engine.engine import Engine
+    from qitos.engine.result import EngineResult
+    from qitos.engine.runtime import RuntimeSnapshot
+    from qitos.trace.writer import TraceWriter
 
 POLICY_NAME = "qitos_tui_pause"
 
@@ -64,12 +73,12 @@ class TuiPausePolicy(LifecyclePolicy):
         return False
 
 
-def install_pause_policy(agent: Any, policy: TuiPausePolicy) -> None:
+def install_pause_policy(agent: AgentModule[Any, Any, Any], policy: TuiPausePolicy) -> None:
     """Add the policy to the agent's composition config: an extension factory and its lifecycle name."""
     install_policy(agent, POLICY_NAME, policy)
 
 
-def install_policy(agent: Any, name: str, policy: LifecyclePolicy) -> None:
+def install_policy(agent: AgentModule[Any, Any, Any], name: str, policy: LifecyclePolicy) -> None:
     """Add a lifecycle policy to the agent's composition config under ``name`` (last in the list)."""
     config = getattr(agent, "config", None)
     if not isinstance(config, dict):
@@ -88,8 +97,8 @@ class LiveTap(EngineHook):
         super().__init__()
         self._sink = sink
 
-    def on_event(self, event: RunEvent) -> None:
-        """Forward one event; the sink is thread-safe."""
+    def on_event(self, event: RunEvent, state: Any = None, record: Any = None, engine: Any = None) -> None:
+        """Forward one event; the sink is thread-safe (the rest is not needed)."""
         self._sink(event)
 
 
@@ -98,15 +107,15 @@ class LiveRun:
 
     def __init__(
         self,
-        agent: Any,
-        task: Any,
+        agent: AgentModule[Any, Any, Any],
+        task: str | Task,
         *,
         trace_dir: str | Path = "./runs",
         step_delay: float = 0.0,
         run_id: str | None = None,
         clock: Callable[[], str] | None = None,
         hooks: list[Any] | None = None,
-        configure: Callable[[Any, Any], None] | None = None,
+        configure: Callable[[Engine[Any, Any, Any], TraceWriter], None] | None = None,
     ) -> None:
         self.agent = agent
         self.configure = configure  # called with (engine, writer) once built, e.g. to make a fork
@@ -117,10 +126,10 @@ class LiveRun:
         self.run_id = run_id
         self.clock = clock
         self.policy = TuiPausePolicy()
-        self.snapshot: Any = None
-        self.decision: Any = None  # a PauseDecision the next resume carries (a/d/c), else None
-        self.engine: Any = None
-        self.writer: Any = None
+        self.snapshot: RuntimeSnapshot | None = None
+        self.decision: PauseDecision | None = None  # what the next resume carries (a/d/c)
+        self.engine: Engine[Any, Any, Any] | None = None
+        self.writer: TraceWriter | None = None
         self.engine_seconds = 0.0  # wall time spent inside Engine.run / resume (not paused)
         install_pause_policy(agent, self.policy)
 
@@ -133,37 +142,38 @@ class LiveRun:
                 return str(line)
         return None
 
-    def build(self, sink: Callable[[RunEvent], None]) -> Any:
+    def build(self, sink: Callable[[RunEvent], None]) -> Engine[Any, Any, Any]:
         """Build the Engine with a trace writer and the event tap; a bad configuration still finalises the trace."""
         from qitos.trace.writer import TraceWriter
 
-        self.writer = TraceWriter(self.trace_dir, run_id=self.run_id, clock=self.clock)
+        writer = self.writer = TraceWriter(self.trace_dir, run_id=self.run_id, clock=self.clock)
         hooks: list[Any] = [LiveTap(sink), *self.extra_hooks]
         if self.step_delay > 0:
             hooks.append(_StepDelay(self.step_delay))
         try:
-            self.engine = self.agent.build_engine(trace_writer=self.writer, hooks=hooks)
+            engine = self.engine = self.agent.build_engine(trace_writer=writer, hooks=hooks)
             if self.configure is not None:
-                self.configure(self.engine, self.writer)
+                self.configure(engine, writer)
         except Exception as exc:
-            self.writer.finalize(status="failed", summary={"error": f"{type(exc).__name__}: {exc}"})
-            self.writer.close()
+            writer.finalize(status="failed", summary={"error": f"{type(exc).__name__}: {exc}"})
+            writer.close()
             raise
-        return self.engine
+        return engine
 
-    def start(self) -> Any:
+    def start(self) -> EngineResult[Any]:
         """Run from the beginning (blocking; call from a worker thread); returns the EngineResult."""
+        assert self.engine is not None, "build() the engine first"
         began = time.perf_counter()
         try:
             return self._settle(self.engine.run(self.task))
         finally:
             self.engine_seconds += time.perf_counter() - began
 
-    def resume(self) -> Any:
+    def resume(self) -> EngineResult[Any]:
         """Continue from the paused snapshot (blocking; call from a worker thread)."""
         snapshot, self.snapshot = self.snapshot, None
         decision, self.decision = self.decision, None
-        if snapshot is None:
+        if snapshot is None or self.engine is None:
             raise RuntimeError("the run is not paused: nothing to resume")
         began = time.perf_counter()
         try:
@@ -173,7 +183,7 @@ class LiveRun:
         finally:
             self.engine_seconds += time.perf_counter() - began
 
-    def stop_paused(self) -> Any:
+    def stop_paused(self) -> EngineResult[Any] | None:
         """End the paused run where it stands (nothing more runs): stopped, its trace finalised.
 
         Quitting the app while paused calls this, so the manifest never says "paused" for a run
@@ -188,7 +198,7 @@ class LiveRun:
         if self.engine is not None and hasattr(self.engine, "request_cancel"):
             self.engine.request_cancel()
 
-    def _settle(self, result: Any) -> Any:
+    def _settle(self, result: EngineResult[Any]) -> EngineResult[Any]:
         self.snapshot = getattr(result, "snapshot", None)
         if self.snapshot is None and self.writer is not None:
             self.writer.close()  # the run is over: release the trace's writer lock

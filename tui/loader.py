@@ -8,7 +8,12 @@ import traceback
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from qitos.core.agent_module import AgentModule
+    from qitos.core.task import Task
 
 
 class AgentLoadError(Exception):
@@ -24,8 +29,10 @@ class AgentLoadError(Exception):
 class LoadedAgent:
     """An agent built from a file, the task to give it, and where it came from."""
 
-    agent: Any
-    task: Any
+    # What the Engine takes: the loader checks the agent's methods and that there is a task, the
+    # Engine checks the rest when it is built and run.
+    agent: AgentModule[Any, Any, Any]
+    task: str | Task
     source: Path
 
 
@@ -46,7 +53,7 @@ def describe_exception(exc: BaseException, path: Path | None = None) -> str:
     return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
 
 
-def import_agent_module(path: str | Path) -> Any:
+def import_agent_module(path: str | Path) -> ModuleType:
     """Import ``path`` as a fresh module, so its own imports of siblings work as in a script."""
     file = Path(path).expanduser()
     if not file.exists():
@@ -80,7 +87,7 @@ def import_agent_module(path: str | Path) -> Any:
     return module
 
 
-def build_agent_from_module(module: Any, path: str | Path) -> Any:
+def build_agent_from_module(module: ModuleType, path: str | Path) -> AgentModule[Any, Any, Any]:
     """The agent a module offers: ``build_agent()`` if it has one, else a module-level ``agent``."""
     factory = getattr(module, "build_agent", None)
     if factory is not None:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from qitos.engine.runtime import RuntimeSnapshot
+    from qitos.trace.reader import TraceReader
 
 
 @dataclass
@@ -41,7 +45,7 @@ class RunReturned(Message):
     """The Engine's run returned: finished, failed, or paused with a snapshot to resume."""
 
     status: str
-    snapshot: Any = None
+    snapshot: RuntimeSnapshot | None = None
     stop_reason: str | None = None
 
 
@@ -68,7 +72,7 @@ class SearchResults(Message):
 class ReaderOpened(Message):
     """The TraceReader has indexed the replayed trace (or could not: ``problem`` says why)."""
 
-    reader: Any
+    reader: TraceReader | None
     problem: str | None
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from qitos.trace.otel.pipeline import OtelExport
 
 EXIT_OK = 0
 EXIT_LOST = 1
@@ -77,7 +80,7 @@ def _content(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "otlp_content", False)) or content_from_env()
 
 
-def open_live(args: argparse.Namespace, agent: object, err: TextIO | None = None) -> Any:
+def open_live(args: argparse.Namespace, agent: object, err: TextIO | None = None) -> OtelExport | None:
     """The live-export hook the flags (or env) ask for, or None; raises OtlpSetupError when they cannot work."""
     from qitos.trace.otel import OtelMissing, require
     from qitos.trace.otel.config import EndpointError
@@ -107,7 +110,7 @@ def open_live(args: argparse.Namespace, agent: object, err: TextIO | None = None
         raise OtlpSetupError(f"cannot export spans: {exc}") from exc
 
 
-def close_live(export: Any, out: TextIO | None = None) -> None:
+def close_live(export: OtelExport | None, out: TextIO | None = None) -> None:
     """Send what is left (bounded wait), then print the one-line summary with any loss."""
     if export is None:
         return

@@ -11,17 +11,21 @@ import difflib
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from tui.text import inert
 
+if TYPE_CHECKING:
+    from qitos.core.agent_module import AgentModule
+    from qitos.engine.engine import Engine
+
 CONTENT_KEYS = ("content", "text", "new_content", "data")
 MAX_DIFF_BYTES = 1_000_000  # a bigger file is not read into a dialog
 
 
-def workspace_roots(agent: Any, engine: Any) -> list[Path]:
+def workspace_roots(agent: AgentModule[Any, Any, Any], engine: Engine[Any, Any, Any] | None) -> list[Path]:
     """Folders a relative path in a tool call may be relative to: the env's root, the tools' own
     workspace, then the current folder."""
     roots: list[Path] = []
@@ -29,9 +33,10 @@ def workspace_roots(agent: Any, engine: Any) -> list[Path]:
     for candidate in (getattr(env, "root", None), getattr(env, "workspace_root", None)):
         if candidate:
             roots.append(Path(str(candidate)))
-    registry = getattr(agent, "tool_registry", None)
-    for name in registry.list_tools() if registry is not None else []:
-        owner = getattr(getattr(registry.get(name), "fn", None), "__self__", None)
+    registry = agent.tool_registry
+    tools = [registry.get(name) for name in registry.list_tools()] if registry is not None else []
+    for found in tools:
+        owner = getattr(getattr(found, "fn", None), "__self__", None)
         for attr in ("workspace", "root"):
             value = getattr(owner, attr, None)
             if isinstance(value, str | Path) and Path(value) not in roots:

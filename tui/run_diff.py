@@ -121,7 +121,7 @@ def _step(run: RunFacts, by_id: dict[int, StepFacts], step_id: int) -> StepFacts
     return facts
 
 
-def scan_run(run_dir: Path, progress: Callable[[float], None] = lambda _: None) -> RunFacts:
+def scan_run(run_dir: Path, progress: Callable[[float], object] = lambda _: None) -> RunFacts:
     """The steps of the run in ``run_dir`` with their actions, decisions, tokens and failures."""
     manifest, _ = load_manifest(run_dir)
     run_id = manifest.get("run_id")
@@ -147,7 +147,7 @@ def scan_run(run_dir: Path, progress: Callable[[float], None] = lambda _: None) 
     return run
 
 
-def _scan_lines(run: RunFacts, data: mmap.mmap, size: int, progress: Callable[[float], None]) -> None:
+def _scan_lines(run: RunFacts, data: mmap.mmap, size: int, progress: Callable[[float], object]) -> None:
     # Searched in place (patterns and finds over the mapping, between a line's ends): only a line
     # that is parsed is copied out. Copying every line cost more than the patterns did.
     by_id: dict[int, StepFacts] = {}
@@ -402,7 +402,7 @@ class RunDiff:
         if self.first_divergence is None:
             return "no divergence"
         x, y = self.pairs[self.first_divergence]
-        step = self.a.steps[x].step if x is not None else self.b.steps[y].step  # type: ignore[index]
+        step = self.a.steps[x].step if x is not None else self.b.steps[y].step  # type: ignore[index]  # a pair has a side: y when x is None
         return f"first divergence at step {step}"
 
     def mismatches(self) -> list[str]:

@@ -21,11 +21,15 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qitos.models.base import Model, ModelResponse
 from tui.app import QitosApp, make_app
 from tui.live import LiveRun
+
+if TYPE_CHECKING:
+    from qitos.engine.engine import Engine
+    from qitos.trace.writer import TraceWriter
 
 SIZE = (160, 45)
 FIXED_TS = "2026-01-01T00:00:00+00:00"
@@ -96,7 +100,7 @@ class TickClock:
         return self.ticks / 1000
 
 
-def _tick_clock(engine: Any, writer: Any) -> None:
+def _tick_clock(engine: Engine[Any, Any, Any], writer: TraceWriter) -> None:
     engine.clock = TickClock()
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator
@@ -188,6 +187,8 @@ def export_request(store: RunStore, pos: int, folder: Path) -> Path:
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{store.run_id}-step{step.step}-{rid}")
     if len(safe) > NAME_LIMIT:
         # Ids come from the trace: a long one is cut, and a digest keeps different ones apart.
+        import hashlib  # loads OpenSSL: only for a name this long, never for the first frame
+
         safe = f"{safe[:NAME_LIMIT]}-{hashlib.sha256(safe.encode()).hexdigest()[:12]}"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{safe}.json"

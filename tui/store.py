@@ -26,7 +26,7 @@ from qitos.trace.events import (
     RunEvent,
     Stage,
 )
-from qitos.trace.fields import as_dict, as_float, as_int, as_str, as_text
+from qitos.trace.fields import INT_LIMIT, as_bool, as_dict, as_float, as_int, as_str, as_text
 from qitos.trace.parse import malformed_notice
 from qitos.trace.payloads import (
     Decision,
@@ -47,6 +47,7 @@ from qitos.trace.payloads import (
     stage_of,
 )
 from tui.event_kinds import category
+from tui.step_positions import StepPositions
 
 # What the header says for each manifest / run_end status.
 DISPLAY_STATUS = {
@@ -85,7 +86,7 @@ def _shared(value: _T) -> _T:
     """``value``, or an equal one kept before (the table is bounded: rare values are not kept)."""
     kept = _SHARED.get(value)
     if kept is not None and type(kept) is type(value):  # 1 == True, but one is not the other
-        return kept  # type: ignore[return-value]
+        return kept
     if len(_SHARED) < _SHARED_LIMIT:
         _SHARED[value] = value
     return value
@@ -170,6 +171,42 @@ class Budget:
 
 
 @dataclass(slots=True)
+class StepExtras:
+    """What few steps have (a failure, retries, skills, pauses, errors, raw events): kept apart, so
+    that the other steps do not carry six empty fields each (a 1 GB trace has 100k steps)."""
+
+    error: str | None = None
+    retries: int = 0  # failed attempts that were retried (the step may still have succeeded)
+    skills: tuple[int, ...] = ()
+    pauses: tuple[int, ...] = ()
+    errors: tuple[int, ...] = ()
+    raw: tuple[int, ...] = ()
+
+
+_NO_EXTRAS = StepExtras()
+
+
+class _Extra:
+    """A StepSummary field read from its StepExtras (the defaults when it has none) and set there."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, step: StepSummary | None, owner: type | None = None) -> Any:
+        if step is None:
+            return self
+        return getattr(step.extras if step.extras is not None else _NO_EXTRAS, self.name)
+
+    def __set__(self, step: StepSummary, value: Any) -> None:
+        if step.extras is None:
+            default = getattr(_NO_EXTRAS, self.name)
+            if value == default and type(value) is type(default):
+                return  # 0 more retries, say: nothing to keep
+            step.extras = StepExtras()
+        setattr(step.extras, self.name, value)
+
+
+@dataclass(slots=True)
 class StepSummary:
     """What the step list shows for one step, and where its events are."""
 
@@ -179,8 +216,6 @@ class StepSummary:
     phase: str = ""
     action: str = ""
     ok: bool = True
-    error: str | None = None
-    retries: int = 0  # failed attempts that were retried (the step may still have succeeded)
     tokens: int = 0
     latency_ms: float = 0.0  # model and tool latency the step's events report, summed
     used_units: int | None = None
@@ -188,11 +223,15 @@ class StepSummary:
     # Indices of the events the panes load on demand, by what they are.
     requests: tuple[int, ...] = ()
     memory: tuple[int, ...] = ()
-    skills: tuple[int, ...] = ()
-    pauses: tuple[int, ...] = ()
-    errors: tuple[int, ...] = ()
-    raw: tuple[int, ...] = ()
     exchanges: tuple[int, ...] = ()  # positions in RunStore.exchanges
+    extras: StepExtras | None = None  # what few steps have, read through the fields below
+
+    error = _Extra()
+    retries = _Extra()
+    skills = _Extra()
+    pauses = _Extra()
+    errors = _Extra()
+    raw = _Extra()
 
 
 @dataclass(slots=True)
@@ -248,8 +287,9 @@ class RunStore:
         self.steps: list[StepSummary] = []
         self._series: list[float] = []  # used_series, as of its last call
         self._series_from = 0  # the first step position changed since then
-        self.step_pos: dict[int, int] = {}
+        self.step_pos = StepPositions()
         self.exchanges: list[Exchange] = []
+        self._next_exchange_pos = 0  # the position the next exchange takes (see _exchange)
         self.exchange_by_id: dict[str, int] = {}
         self.pause: PauseInfo | None = None
         self.last_decision: str | None = None  # the latest ruling on a pause, as one plain line
@@ -268,77 +308,114 @@ class RunStore:
         self._native_requests = False
 
     # ---- folding -------------------------------------------------------------------------------
-    def apply(self, events: Iterable[RunEvent], start: int | None = None) -> int:
-        """Fold ``events`` whose first one sits at index ``start`` (default: next); returns count."""
+    def apply(self, events: Iterable[RunEvent | dict[str, Any]], start: int | None = None) -> int:
+        """Fold ``events`` whose first one sits at index ``start`` (default: next); returns count.
+
+        An event is a RunEvent or a trace line's object as parsed (a *record*): the background
+        fold hands over records, skipping a RunEvent per line, and a record folds exactly as
+        ``RunEvent.from_dict`` of it would (tests/tui/test_fold_records.py holds the two equal)."""
         index = self.event_count if start is None else start
         n = 0
+        fold = self._fold
         for event in events:
-            self._apply_one(event, index)
+            if isinstance(event, dict):
+                # RunEvent.from_dict's readings of an untrusted object, only where they differ from
+                # what _fold does anyway (a step id, a phase and a payload it coerces itself).
+                run_id = event.get("run_id", "")
+                step = event.get("step_id", 0)
+                if type(step) is not int or not -INT_LIMIT <= step <= INT_LIMIT:
+                    step = as_int(step) or 0
+                ok = event.get("ok", True)
+                payload = event.get("payload")
+                error = event.get("error")
+                fold(
+                    run_id if type(run_id) is str else "",
+                    step,
+                    event.get("phase", ""),
+                    ok if ok is True or ok is False else as_bool(ok),
+                    payload if type(payload) is dict else {"value": payload},
+                    error if error is None or type(error) is str else as_text(error),
+                    index,
+                )
+            else:
+                fold(event.run_id, event.step_id, event.phase, event.ok, event.payload, event.error, index)
             index += 1
             n += 1
         self.event_count = max(self.event_count, index)
         return n
 
-    def _step(self, step_id: int, index: int) -> StepSummary:
-        pos = self.step_pos.get(step_id)
-        if pos is None:
-            pos = len(self.steps)
-            self.step_pos[step_id] = pos
-            self.steps.append(StepSummary(step=step_id, first=index, last=index))
-        summary = self.steps[pos]
-        summary.last = max(summary.last, index)
-        if pos < self._series_from:
-            self._series_from = pos  # used_series recomputes from here on
-        return summary
-
     def _exchange(self, step: StepSummary, exchange_id: str) -> Exchange:
         pos = self.exchange_by_id.get(exchange_id)
         if pos is None:
-            pos = len(self.exchanges)
-            self.exchanges.append(Exchange(number=pos + 1, step=step.step, exchange_id=exchange_id))
+            # The previous exchange's number is this one's position: kept as the same int object
+            # (a 1 GB trace has a hundred thousand exchanges, and each int is 28 bytes).
+            pos = self._next_exchange_pos
+            if pos != len(self.exchanges):
+                pos = len(self.exchanges)  # one was dropped (_drop_decide_exchange)
+            number = pos + 1
+            self._next_exchange_pos = number
+            self.exchanges.append(Exchange(number=number, step=step.step, exchange_id=exchange_id))
             self.exchange_by_id[exchange_id] = pos
             step.exchanges += (pos,)
         return self.exchanges[pos]
 
-    def _apply_one(self, ev: RunEvent, i: int) -> None:
-        if not self.run_id and ev.run_id:
-            self.run_id = ev.run_id
-        phase = ev.phase if isinstance(ev.phase, str) else ""
-        p = ev.payload if type(ev.payload) is dict else as_dict(ev.payload)
-        code = category(phase, ev.ok is True, p)
-        if i == len(self.categories):
-            self.categories.append(code)
-        elif i < len(self.categories):
-            self.categories[i] = code
+    def _fold(
+        self, run_id: Any, step_id: Any, phase: Any, ok: Any, payload: Any, error: str | None, i: int
+    ) -> None:
+        """Fold one event, given by its fields (a RunEvent's, or a record's as from_dict reads them)."""
+        if not self.run_id and run_id:
+            self.run_id = run_id
+        if not isinstance(phase, str):
+            phase = ""
+        p = payload if type(payload) is dict else as_dict(payload)
+        kind = _KINDS_SEEN.get(phase)
+        if kind is None:
+            kind = _kind_of(phase)
+        code, shown, handler, tally = kind
+        if ok is not True or "attempts" in p:
+            code = category(phase, ok is True, p)  # else it depends on the kind alone
+        categories = self.categories
+        if i == len(categories):
+            categories.append(code)
+        elif i < len(categories):
+            categories[i] = code
         else:
-            self.categories.extend(bytes(i - len(self.categories)))
-            self.categories.append(code)
-        # Teardown events come after END with step 0 upstream; they say nothing about step 0.
-        if phase in _TOOLSET_KINDS:
-            return
-        step_id = ev.step_id if type(ev.step_id) is int else (as_int(ev.step_id) or 0)
-        step = self._step(step_id, i)
-        shown = _SHOWN_PHASES.get(phase)
-        if shown is not None:
+            categories.extend(bytes(i - len(categories)))
+            categories.append(code)
+        if not tally:
+            return  # teardown events come after END with step 0 upstream: nothing about step 0
+        if type(step_id) is not int:
+            step_id = as_int(step_id) or 0
+        # The step, inline (a call per event costs a tenth of the fold).
+        pos = self.step_pos.get(step_id)
+        if pos is None:
+            pos = len(self.steps)
+            self.step_pos.add(step_id, pos)
+            self.steps.append(StepSummary(step=step_id, first=i, last=i))
+        step = self.steps[pos]
+        if i > step.last:
+            step.last = i
+        if pos < self._series_from:
+            self._series_from = pos  # used_series recomputes from here on
+        if shown:
             step.phase = shown
         # A retry is not a failure yet.
-        if not ev.ok and not (phase == EventKind.ERROR and ErrorInfo.read(p).retrying is True):
+        if not ok and not (phase == EventKind.ERROR and ErrorInfo.read(p).retrying is True):
             step.ok = False
-            step.error = _shared(short(ev.error or p.get("message") or phase, 80))
-        handler = _HANDLERS.get(phase)
+            step.error = _shared(short(error or p.get("message") or phase, 80))
         if handler is not None:
-            handler(self, ev, p, step, i)
+            handler(self, error, p, step, i)
         elif phase not in KNOWN_KINDS:
-            self._keep_raw(ev, phase, step, i)
+            self._keep_raw(error, p, phase, step, i)
 
-    def _keep_raw(self, ev: RunEvent, phase: str, step: StepSummary, i: int) -> None:
+    def _keep_raw(self, error: str | None, p: dict, phase: str, step: StepSummary, i: int) -> None:
         """An event of no kind this version folds: kept raw at its step, its kind noticed once."""
         step.raw += (i,)
         seen = self.unknown_kinds.get(phase, 0)
         self.unknown_kinds[phase] = seen + 1
         if phase == MALFORMED_PHASE:
             # Worded as the reader words it, so the screen shows a line parsed by either once.
-            self.notices.append(malformed_notice(ev))
+            self.notices.append(malformed_notice(RunEvent("", step.step, phase, False, p, error, "")))
         elif seen:
             return
         elif phase:
@@ -348,7 +425,7 @@ class RunStore:
             self.notices.append(f"events without a kind (first at event {i + 1}): shown as raw events")
 
     # model_request / model_response ---------------------------------------------------------------
-    def _on_request(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_request(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         if not self._native_requests:
             self._native_requests = True
             self._drop_decide_exchange(step)
@@ -372,15 +449,17 @@ class RunStore:
             )
             step.used_units = _shared(sum(units))
 
-    def _on_response(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_response(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         rid = request_id(p) or f"req@{i}"
         ex = self._exchange(step, rid)
         ex.response = i
         self.exchange_by_id.pop(rid, None)  # answered: only unanswered requests are looked up
         tokens = response_usage(p).total
-        ex.tokens += tokens
-        step.tokens += tokens
-        step.latency_ms += _latency(p)
+        # Added only when there is something to add to: a first figure keeps the object read
+        # (0 + n is a new int of 28 bytes, and a 1 GB trace has a hundred thousand of each).
+        ex.tokens = ex.tokens + tokens if ex.tokens else tokens
+        step.tokens = step.tokens + tokens if step.tokens else tokens
+        step.latency_ms = _shared(step.latency_ms + _latency(p))
         self.total_tokens += tokens
         calls = response_tool_calls(p)
         if calls:
@@ -393,7 +472,7 @@ class RunStore:
             return self.exchanges[step.exchanges[-1]]
         return self._exchange(step, f"tools@{step.step}")
 
-    def _on_tool_call(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_tool_call(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         ex = self._last_exchange(step, i)
         ex.tool_calls += (i,)
         call = ToolCall.read(p)
@@ -401,11 +480,11 @@ class RunStore:
         if not step.action:
             step.action = _shared(format_action({"name": call.tool, "args": call.args}))
 
-    def _on_tool_result(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_tool_result(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         pos = self._by_call.pop(str(call_id(p)), None)  # answered: the id is not needed again
         ex = self.exchanges[pos] if pos is not None else self._last_exchange(step, i)
         ex.tool_results += (i,)
-        step.latency_ms += _latency(p)
+        step.latency_ms = _shared(step.latency_ms + _latency(p))
         if p.get("ok") is not True or "attempts" in p:  # a plain success needs no reading
             result = ToolResult.read(p)
             step.retries += max(0, (result.attempts or 1) - 1)  # attempts that failed before the last
@@ -428,7 +507,7 @@ class RunStore:
             step.requests = tuple(r for r in step.requests if r != ex.request)
 
     # upstream phases: DECIDE model_input/model_output/decision_ready, ACT action_results ----------
-    def _on_decide(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_decide(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         stage = stage_of(p)
         if self._native_requests and stage in _MODEL_STAGES:
             return
@@ -444,7 +523,7 @@ class RunStore:
             elif decision.final_answer is not None:
                 step.action = _shared(short("final: " + decision.final_answer))
 
-    def _on_act(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_act(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         if stage_of(p) == Stage.ACTION_RESULTS and not self._native_requests:
             ex = self._last_exchange(step, i)
             ex.tool_results += (i,)
@@ -453,29 +532,29 @@ class RunStore:
                     step.ok = False
                     step.error = _shared(short(f"{inv.tool_name}: {inv.error}", 80))
 
-    def _on_init(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_init(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         name = init_model_name(p)
         if name and not self.model_id:
             self.model_id = name
 
-    def _on_check_stop(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_check_stop(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         if stage_of(p) == Stage.STOP:
             stop = Stop.read(p)
             self.stop_reason = stop.stop_reason or self.stop_reason
             self.final_result = p.get("final_result", self.final_result)
 
-    def _on_end(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_end(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         self.stop_reason = Stop.read(p).stop_reason or self.stop_reason
 
-    def _on_memory(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_memory(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         step.memory += (i,)
         self.memory_ops += 1
 
-    def _on_skill(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_skill(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         step.skills += (i,)
         self.skill_ops += 1
 
-    def _on_pause(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_pause(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         step.pauses += (i,)
         pause = LifecyclePause.read(p)
         self.pause = PauseInfo(
@@ -488,16 +567,16 @@ class RunStore:
         )
         self.status = STATUS_PAUSED
 
-    def _on_resume(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_resume(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         step.pauses += (i,)
         self.pause = None
         self.status = STATUS_RUNNING
 
-    def _on_decision(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_decision(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         step.pauses += (i,)
         self.last_decision = f"step {step.step}: " + LifecycleDecision.read(p).summary()
 
-    def _on_error(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_error(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         step.errors += (i,)
         self.error_count += 1
         info = ErrorInfo.read(p)
@@ -514,12 +593,12 @@ class RunStore:
             return
         step.ok = False
         step.error = _shared(
-            short(f"{info.category}: {info.message if info.message is not None else ev.error}", 80)
+            short(f"{info.category}: {info.message if info.message is not None else error}", 80)
         )
         if info.category != "tool":  # a failed tool call is the agent's to handle; the run goes on
             self.failure, self.failure_step = p, step.step
 
-    def _on_run_end(self, ev: RunEvent, p: dict, step: StepSummary, i: int) -> None:
+    def _on_run_end(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         end = RunEnd.read(p)
         if end.status:
             self.status = end.status
@@ -580,7 +659,7 @@ def _latency(payload: dict) -> float:
     return min(value, 1e12) if value is not None and value >= 0 else 0.0
 
 
-_Handler = Callable[[RunStore, RunEvent, dict[str, Any], StepSummary, int], None]
+_Handler = Callable[[RunStore, str | None, dict[str, Any], StepSummary, int], None]
 # Keyed by kind; looked up with a trace's phase string (an EventKind is that string).
 _HANDLERS: dict[str, _Handler] = {
     EventKind.MODEL_REQUEST: RunStore._on_request,
@@ -603,3 +682,22 @@ _HANDLERS: dict[str, _Handler] = {
     EventKind.ERROR: RunStore._on_error,
     EventKind.RUN_END: RunStore._on_run_end,
 }
+
+_KindInfo = tuple[int, str, "_Handler | None", bool]
+# What the fold does with each kind, looked up once per event rather than worked out: the category
+# of a plain successful event of it, the phase a step shows, its handler, and whether it counts
+# for a step at all. Bounded, as a hostile trace may spell a million kinds.
+_KINDS_SEEN: dict[str, _KindInfo] = {}
+
+
+def _kind_of(phase: str) -> _KindInfo:
+    """The fold's table entry for ``phase`` (kept for the next event of that kind)."""
+    info = (
+        category(phase, True, {}),
+        _SHOWN_PHASES.get(phase, ""),
+        _HANDLERS.get(phase),
+        phase not in _TOOLSET_KINDS,
+    )
+    if len(_KINDS_SEEN) < _SHARED_LIMIT:
+        _KINDS_SEEN[phase] = info
+    return info

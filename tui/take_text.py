@@ -52,7 +52,7 @@ def pane_text(pane: Pane) -> tuple[str, str]:
     from tui.browsers.plain import plain_text
     from tui.browsers.virtual_list import VirtualList
 
-    width = max(40, pane.content_width)
+    width = max(40, pane.content_region.width - 2)  # less the scroll gutter a line pane draws
     if isinstance(pane, EventsPane):
         rows = pane.rows
         taken = min(len(rows), ROW_LIMIT)

@@ -11,6 +11,7 @@ from qitos.core.memory import Memory
 
 if TYPE_CHECKING:
     from qitos.core.task import Task
+    from qitos.core.tool_registry import ToolRegistry
     from qitos.engine.engine import Engine
 
 StateT = TypeVar("StateT")
@@ -27,7 +28,7 @@ class AgentModule(ABC, Generic[StateT, ObservationT, ActionT]):
 
     def __init__(
         self,
-        tool_registry: Any = None,
+        tool_registry: ToolRegistry | None = None,
         llm: Any = None,
         model_parser: Any = None,
         memory: Memory | None = None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Self
 
 
 class ErrorCategory(str, Enum):
@@ -70,7 +70,7 @@ class QitosRuntimeError(Exception):
         step_id: int = 0,
         recoverable: bool | None = None,
         **details: Any,
-    ) -> QitosRuntimeError:
+    ) -> Self:
         """Build the error from a message with this class's category and recoverability."""
         return cls(
             RuntimeErrorInfo(

@@ -144,7 +144,8 @@ class RequestView:
     def selected_items(self) -> list[dict[str, Any]]:
         """The selected exchange items as JSON data, in log order."""
         # One parse of the joined list is several times faster than one parse per item.
-        return json.loads("[" + ",".join(self.selected_items_json) + "]")
+        items: list[dict[str, Any]] = json.loads("[" + ",".join(self.selected_items_json) + "]")
+        return items
 
     @property
     def instructions(self) -> list[dict[str, Any]]:
@@ -169,7 +170,8 @@ class RequestView:
     @property
     def provenance(self) -> dict[str, Any]:
         """How the view was built: builder version, source, selected digest, compaction policy."""
-        return json.loads(self.provenance_json)
+        provenance: dict[str, Any] = json.loads(self.provenance_json)
+        return provenance
 
     def to_dict(self) -> dict[str, Any]:
         """The whole view as JSON data."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from qitos.core.env import EnvSpec
 
@@ -306,7 +306,10 @@ class Task:
         return issues
 
 
-def _build(cls: type, value: Any, where: str) -> Any:
+_Part = TypeVar("_Part", "TaskResource", "TaskBudget")
+
+
+def _build(cls: type[_Part], value: object, where: str) -> _Part:
     if isinstance(value, cls):
         return value
     if not isinstance(value, dict):

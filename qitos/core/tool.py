@@ -9,10 +9,12 @@ import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar, overload
 
 TOOL_META_ATTR = "__qitos_tool_meta__"
 RUNTIME_CONTEXT_PARAM = "runtime_context"
+
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,11 @@ class ToolMeta:
         self.required_ops = list(self.required_ops or [])
 
 
+@overload
+def tool(name: _Fn, /) -> _Fn: ...
+
+
+@overload
 def tool(
     name: str | None = None,
     description: str | None = None,
@@ -63,7 +70,17 @@ def tool(
     max_retries: int = 0,
     permissions: ToolPermission | None = None,
     required_ops: list[str] | None = None,
-) -> Any:
+) -> Callable[[_Fn], _Fn]: ...
+
+
+def tool(
+    name: str | _Fn | None = None,
+    description: str | None = None,
+    timeout_s: float | None = None,
+    max_retries: int = 0,
+    permissions: ToolPermission | None = None,
+    required_ops: list[str] | None = None,
+) -> _Fn | Callable[[_Fn], _Fn]:
     """Mark a callable as a QitOS tool, attaching metadata without changing how it is called."""
     if callable(name) and description is None:
         # Bare ``@tool`` use: ``name`` is the function itself.
@@ -76,7 +93,7 @@ def tool(
         name, description, timeout_s, max_retries, permissions or ToolPermission(), required_ops or []
     )
 
-    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def decorate(fn: _Fn) -> _Fn:
         if not callable(fn):
             raise TypeError(f"@tool can only decorate a callable, not {type(fn).__name__}")
         setattr(fn, TOOL_META_ATTR, meta)
@@ -121,7 +138,8 @@ class FunctionTool(BaseTool):
         attached = getattr(fn, TOOL_META_ATTR, None)
         self.meta = meta or attached or ToolMeta()
         self.fn = fn
-        self.name = name or self.meta.name or getattr(fn, "__name__", "")
+        fn_name: str = getattr(fn, "__name__", "")
+        self.name = name or self.meta.name or fn_name
         if not self.name or not re.fullmatch(r"[A-Za-z_][\w.\-]*", self.name):
             raise ValueError(f"invalid tool name {self.name!r}: use letters, digits, '_', '.', '-'")
         doc = inspect.getdoc(fn) or ""

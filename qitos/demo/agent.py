@@ -12,8 +12,9 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from qitos.core.action import Action
 from qitos.core.agent_module import AgentModule
 from qitos.core.context import StaticContextContributor
 from qitos.core.decision import Decision
@@ -29,6 +30,9 @@ from qitos.kit.memory.memdir_memory import MemdirMemory
 from qitos.kit.parser.json_parser import JsonDecisionParser
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 from qitos.models.scripted import ScriptedModel
+
+if TYPE_CHECKING:
+    from qitos.engine.engine import Engine
 
 TASK = "The checks in test_calc.py fail. Find the bug, fix it, verify the fix and record what you learned."
 
@@ -85,7 +89,7 @@ class DemoState(StateSchema):
     log: list[str] = field(default_factory=list)
 
 
-class DemoAgent(AgentModule):
+class DemoAgent(AgentModule[DemoState, Any, Action]):
     """Fixes the demo project's bug with a scripted model."""
 
     def __init__(self, tools: DemoTools, **kwargs: Any) -> None:
@@ -98,7 +102,7 @@ class DemoAgent(AgentModule):
         and SQLite removes ``skills.db-wal`` / ``-shm``, so the database file alone is left."""
         self.tools.skills.close()
 
-    def build_engine(self, **engine_kwargs: Any) -> Any:
+    def build_engine(self, **engine_kwargs: Any) -> Engine[DemoState, Any, Action]:
         """An Engine with room for the demo's steps (the default budget stops at 10)."""
         engine_kwargs.setdefault("budget", RuntimeBudget(max_steps=MAX_STEPS))
         return super().build_engine(**engine_kwargs)
@@ -119,7 +123,7 @@ class DemoAgent(AgentModule):
             text += f"\nLast observation:\n{state.last_observation}"
         return text
 
-    def reduce(self, state: DemoState, observation: Any, decision: Decision) -> DemoState:
+    def reduce(self, state: DemoState, observation: Any, decision: Decision[Action]) -> DemoState:
         """Keep the latest tool output as the next step's observation."""
         results = observation.get("action_results", []) if isinstance(observation, dict) else []
         state.last_observation = "\n".join(_result_text(r) for r in results)[:1200]

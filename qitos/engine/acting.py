@@ -7,6 +7,7 @@ from typing import Any
 
 from qitos.core.action import Action
 from qitos.core.decision import Decision
+from qitos.engine.host import EngineHost
 from qitos.engine.result import StepRecord
 from qitos.engine.run_state import RunState
 from qitos.engine.serialize import jsonable
@@ -16,7 +17,7 @@ from qitos.trace.events import EventKind
 class ActMixin:
     """Tool dispatch with events and upstream tool_invocations, mixed into the Engine."""
 
-    def _emit_decision(self, run: RunState, snapshot: Any, decision: Any) -> None:
+    def _emit_decision(self: EngineHost, run: RunState, snapshot: Any, decision: Any) -> None:
         """Record a ruling on a pause (who, which policy paused, verdict, args before and after)."""
         pending = list(snapshot.pending_actions)
         changed = None
@@ -63,7 +64,9 @@ class ActMixin:
         record.actions = changed
         return decision, changed
 
-    def _act_denied(self, run: RunState, actions: list[Any], record: StepRecord, ruling: Any) -> list[Any]:
+    def _act_denied(
+        self: EngineHost, run: RunState, actions: list[Any], record: StepRecord, ruling: Any
+    ) -> list[Any]:
         """ACT for denied actions: none runs; each result tells the agent it was denied, and why."""
         self._call_hooks("on_before_phase", run, "ACT")
         self._emit(run, EventKind.ACT, {"stage": "start"})
@@ -105,17 +108,16 @@ class ActMixin:
         self._call_hooks("on_after_phase", run, "ACT", action_results=results)
         return results
 
-    def _act(self, run: RunState, actions: list[Any], record: StepRecord) -> list[Any]:
+    def _act(self: EngineHost, run: RunState, actions: list[Any], record: StepRecord) -> list[Any]:
         self._call_hooks("on_before_phase", run, "ACT")
         self._emit(run, EventKind.ACT, {"stage": "start"})
         results: list[Any] = []
         invocations: list[dict[str, Any]] = []
+        registry = run.executor.registry if run.executor is not None else None  # set by _start
         for index, action in enumerate(actions):
             self._check_interrupts(run)
             call_id = getattr(action, "action_id", None) or f"{run.step_count}-{index}"
-            if isinstance(action, Action) and (
-                run.executor.registry is not None and action.name in run.executor.registry
-            ):
+            if isinstance(action, Action) and (registry is not None and action.name in registry):
                 result, invocation = self._run_tool(run, action, call_id)
             elif self.env is not None:
                 result, invocation = self._run_env_step(run, action, call_id)
@@ -141,13 +143,14 @@ class ActMixin:
         self._call_hooks("on_after_phase", run, "ACT", action_results=results)
         return results
 
-    def _run_tool(self, run: RunState, action: Any, call_id: str) -> tuple[Any, dict[str, Any]]:
+    def _run_tool(self: EngineHost, run: RunState, action: Any, call_id: str) -> tuple[Any, dict[str, Any]]:
         name = getattr(action, "name", type(action).__name__)
         args = getattr(action, "args", {})
         self._emit(run, EventKind.TOOL_CALL, {"call_id": call_id, "tool": name, "args": jsonable(args)})
         if self.replay is not None and self.replay.replaying(run.step_count):
             outcome = self.replay.tool_outcome(run.step_count, name)  # the recorded result: no side effect
         elif isinstance(action, Action):
+            assert run.executor is not None  # set by _start
             outcome = run.executor.execute(action)
         else:
             from qitos.engine.tool_executor import ToolOutcome
@@ -201,7 +204,9 @@ class ActMixin:
         }
         return outcome.as_action_result(), invocation
 
-    def _run_env_step(self, run: RunState, action: Any, call_id: str) -> tuple[Any, dict[str, Any]]:
+    def _run_env_step(
+        self: EngineHost, run: RunState, action: Any, call_id: str
+    ) -> tuple[Any, dict[str, Any]]:
         name = getattr(action, "name", type(action).__name__)
         self._emit(
             run,

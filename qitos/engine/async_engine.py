@@ -24,8 +24,8 @@ class _StreamHook(EngineHook):
         self.stream = stream
         self.agent_id = agent_id
 
-    def on_event(self, event: Any) -> None:
-        """Convert and emit (thread-safe: the Engine runs in a worker thread)."""
+    def on_event(self, event: Any, state: Any = None, record: Any = None, engine: Any = None) -> None:
+        """Convert and emit (thread-safe: the Engine runs in a worker thread); the rest is not needed."""
         # Once the consumer has left (stream closed), the events still reach result.events and the
         # trace; only the forwarding stops.
         if not self.stream.closed:

@@ -7,7 +7,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, ParamSpec, TypeVar
 
 from qitos.core.agent_module import AgentModule
 from qitos.core.errors import (
@@ -35,6 +35,7 @@ from qitos.engine.request_builder import RequestBuilder
 from qitos.engine.result import EngineResult, StepRecord
 from qitos.engine.run_state import RunState, StopSignal, is_stopped
 from qitos.engine.runtime import (
+    Boundary,
     LifecyclePolicy,
     RuntimeBudget,
     RuntimePhase,
@@ -53,9 +54,15 @@ from qitos.trace.events import (
 )
 from qitos.trace.redact import Redactor
 
+if TYPE_CHECKING:
+    from qitos.engine.host import EngineHost
+    from qitos.engine.replay import Replay
+
 StateT = TypeVar("StateT")
 ObservationT = TypeVar("ObservationT")
 ActionT = TypeVar("ActionT")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class _Pause(Exception):
@@ -134,7 +141,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         self._finalised_writers: set[int] = set()
         self._own_redactor: Redactor | None = None
         # A recorded trace put back in place of model and tool calls (qitos.engine.replay), or None.
-        self.replay: Any = None
+        self.replay: Replay | None = None
 
     # ----------------------------------------------------------------- hooks and cancellation
     def register_hook(self, hook: Any) -> None:
@@ -536,7 +543,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             self._stop_now(run, StopReason.BUDGET_TOKENS)
 
     def _maybe_pause(
-        self, run: RunState, boundary: str, decision: Any, actions: list[Any], *, after: int = -1
+        self, run: RunState, boundary: Boundary, decision: Any, actions: list[Any], *, after: int = -1
     ) -> None:
         """Ask each lifecycle policy (those past index ``after``) whether to pause here."""
         if len(self.lifecycle_policies) <= after + 1:
@@ -546,7 +553,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         context = RuntimeSnapshotContext(
             run_id=run.run_id,
             step_id=run.step_count,
-            boundary=boundary,  # type: ignore[arg-type]
+            boundary=boundary,
             state=run.state,
             pending_decision=decision,
             pending_actions=tuple(actions),
@@ -554,12 +561,12 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         for index, policy in enumerate(self.lifecycle_policies):
             if index <= after:
                 continue
-            pause = self._guard(run, boundary, lambda p=policy: bool(p.should_pause(context)))
+            pause = self._guard(run, boundary, lambda p: bool(p.should_pause(context)), policy)
             if pause:
                 snapshot = RuntimeSnapshot(
                     run_id=run.run_id,
                     step_id=run.step_count,
-                    boundary=boundary,  # type: ignore[arg-type]
+                    boundary=boundary,
                     policy_id=policy.policy_id,
                     reason=f"{policy.policy_id} paused {boundary.replace('_', ' ')}",
                     state=run.state,
@@ -584,7 +591,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             except AttributeError:
                 pass
 
-    def _stop_now(self, run: RunState, reason: StopReason) -> None:
+    def _stop_now(self, run: RunState, reason: StopReason) -> NoReturn:
         self._set_stop(run, reason)
         raise StopSignal(reason)
 
@@ -595,17 +602,18 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         # Hooks get the masked payload, as on_event does.
         self._call_hooks("on_error", run, exc.info.phase, error=event.payload, exception=exc)
 
-    def _fatal(self, run: RunState, phase: str, message: str, *, state: bool = False) -> None:
+    def _fatal(self, run: RunState, phase: str, message: str, *, state: bool = False) -> NoReturn:
         cls = StateExecutionError if state else SystemExecutionError
         exc = cls.make(message, phase=phase, step_id=run.step_count)
         self._report_error(run, exc, retrying=False)
         run.error = exc.info.to_dict()
         self._stop_now(run, StopReason.UNRECOVERABLE_ERROR)
 
-    def _guard(self, run: RunState, phase: str, fn: Callable[[], Any]) -> Any:
-        """Run agent/env/policy code; any failure becomes an error event and an unrecoverable stop."""
+    def _guard(self, run: RunState, phase: str, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run agent/env/policy code, ``fn(*args, **kwargs)``; any failure becomes an error event and
+        an unrecoverable stop."""
         try:
-            return fn()
+            return fn(*args, **kwargs)
         except (StopSignal, _Pause):
             raise
         except QitosRuntimeError as exc:
@@ -616,15 +624,15 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             self._stop_now(run, StopReason.UNRECOVERABLE_ERROR)
         except Exception as exc:  # noqa: BLE001 - agent code: report with its type, never crash the caller
             self._fatal(run, phase, f"{phase} failed: {type(exc).__name__}: {exc}")
-        return None
 
     # ----------------------------------------------------------------- helpers
     def _parser(self) -> Any:
         return self.parser if self.parser is not None else self.agent.model_parser
 
     def _model_caller(self, run: RunState) -> ModelCaller:
-        run.model = ModelCaller(self, self.agent.llm)
-        return run.model
+        model = ModelCaller(self, self.agent.llm)
+        run.model = model
+        return model
 
     def _env_info(self) -> dict[str, Any]:
         if self.env is None:
@@ -646,3 +654,10 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             return copy.deepcopy(state)
         except Exception:  # noqa: BLE001 - an uncopyable state is retried without rollback
             return None
+
+
+if TYPE_CHECKING:
+
+    def _engine_is_a_host(engine: Engine[Any, Any, Any]) -> EngineHost:
+        """Where mypy checks that the Engine gives its mixins all they expect of ``self``."""
+        return engine

@@ -28,6 +28,9 @@ def history_messages(payload: Any) -> list[HistoryMessage]:
         return []
     out: list[HistoryMessage] = []
     for item in payload:
+        role: object
+        content: object
+        step: object
         if isinstance(item, HistoryMessage):
             role, content, step = item.role, item.content, item.step_id
         elif isinstance(item, dict):

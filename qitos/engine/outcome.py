@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from qitos.core.errors import QitosRuntimeError
 from qitos.core.stop_reason import StopReason
-from qitos.core.task import Task
+from qitos.core.task import Task, TaskResult
+from qitos.engine.host import EngineHost
 from qitos.engine.result import EngineResult
 from qitos.engine.run_state import RunState
 from qitos.engine.runtime import RuntimeSnapshot
 from qitos.engine.serialize import jsonable
 from qitos.trace.events import STATUS_COMPLETED, STATUS_FAILED, STATUS_PAUSED, STATUS_STOPPED, EventKind
-
-StateT = TypeVar("StateT")
 
 _FAILED_REASONS = frozenset(
     {
@@ -36,7 +35,7 @@ def status_for(stop_reason: str | None) -> str:
 class OutcomeMixin:
     """Pause and finish a run, mixed into the Engine."""
 
-    def _paused(self, run: RunState, snapshot: RuntimeSnapshot) -> EngineResult[StateT]:
+    def _paused(self: EngineHost, run: RunState, snapshot: RuntimeSnapshot) -> EngineResult[Any]:
         run.active_elapsed += self.clock() - run.segment_start
         run.status = STATUS_PAUSED
         run.snapshot = snapshot
@@ -63,7 +62,7 @@ class OutcomeMixin:
         self._call_hooks("on_run_end", run, "END", result=result)
         return result
 
-    def _finish(self, run: RunState) -> EngineResult[StateT]:
+    def _finish(self: EngineHost, run: RunState) -> EngineResult[Any]:
         self._cancel.clear()  # a request the run ended without observing must not cancel the next one
         run.active_elapsed += self.clock() - run.segment_start
         if run.stop_reason is None:
@@ -106,7 +105,7 @@ class OutcomeMixin:
         self._call_hooks("on_run_end", run, "END", result=result)
         return result
 
-    def _keep_partial_step(self, run: RunState) -> None:
+    def _keep_partial_step(self: EngineHost, run: RunState) -> None:
         """A step the run ended inside (error, cancel, budget) is still recorded, with its errors."""
         record = run.current_record
         if record is None:
@@ -120,9 +119,11 @@ class OutcomeMixin:
         run.records.append(record)
         run.step_count += 1
 
-    def _result(self, run: RunState) -> EngineResult[StateT]:
+    def _result(self: EngineHost, run: RunState) -> EngineResult[Any]:
         task_result = (
-            self._task_result(run) if isinstance(run.task, Task) and run.status != STATUS_PAUSED else None
+            self._task_result(run, run.task)
+            if isinstance(run.task, Task) and run.status != STATUS_PAUSED
+            else None
         )
         return EngineResult(
             state=run.state,
@@ -138,7 +139,7 @@ class OutcomeMixin:
             stop_reason=run.stop_reason,
         )
 
-    def _summary(self, run: RunState) -> dict[str, Any]:
+    def _summary(self: EngineHost, run: RunState) -> dict[str, Any]:
         summary = {
             "stop_reason": run.stop_reason,
             "final_result": jsonable(run.final_result),
@@ -147,7 +148,7 @@ class OutcomeMixin:
         }
         if run.failures or run.error is not None:
             # Every error is emitted as an event before it is kept as run.error, so the events list them all.
-            failures = list(run.failures) or [run.error]
+            failures = list(run.failures) or ([run.error] if run.error is not None else [])
             summary["failure_report"] = {
                 "failure_count": len(failures),
                 "failures": failures,
@@ -157,10 +158,7 @@ class OutcomeMixin:
             summary["paused"] = {"policy_id": run.snapshot.policy_id, "boundary": run.snapshot.boundary}
         return summary
 
-    def _task_result(self, run: RunState) -> Any:
-        from qitos.core.task import TaskResult
-
-        task: Task = run.task  # type: ignore[assignment]
+    def _task_result(self: EngineHost, run: RunState, task: Task) -> TaskResult:
         workspace = getattr(self.env, "root", None)
         return TaskResult(
             task_id=task.id,

@@ -13,6 +13,7 @@ from qitos.core.errors import (
     SystemExecutionError,
 )
 from qitos.core.stop_reason import StopReason
+from qitos.engine.host import EngineHost
 from qitos.engine.policies import CriticOutput
 from qitos.engine.result import StepRecord
 from qitos.engine.run_state import RunState
@@ -23,7 +24,7 @@ from qitos.trace.events import EventKind
 class PhaseMixin:
     """Observe, decide, reduce, critic and check_stop, mixed into the Engine."""
 
-    def _observe(self, run: RunState) -> Any:
+    def _observe(self: EngineHost, run: RunState) -> Any:
         self._call_hooks("on_before_phase", run, "OBSERVE")
         self._emit(run, EventKind.OBSERVE, {"stage": "start"})
         env_view = None
@@ -35,7 +36,7 @@ class PhaseMixin:
         self._call_hooks("on_after_phase", run, "OBSERVE", observation=observation)
         return observation
 
-    def _decide(self, run: RunState, observation: Any) -> Decision[Any]:
+    def _decide(self: EngineHost, run: RunState, observation: Any) -> Decision[Any]:
         self._call_hooks("on_before_phase", run, "DECIDE", observation=observation)
         self._emit(run, EventKind.DECIDE, {"stage": "start"})
         retries = 0
@@ -57,7 +58,7 @@ class PhaseMixin:
                 retries += 1
                 run.recoveries += 1
                 if self.recovery_handler is not None:
-                    self._guard(run, "DECIDE", lambda exc=exc: self.recovery_handler(exc.info, run.state))
+                    self._guard(run, "DECIDE", self.recovery_handler, exc.info, run.state)
                 self._check_interrupts(run)
         if decision.mode == "branch":
             chooser = self.search if self.search is not None else self.branch_selector
@@ -87,7 +88,7 @@ class PhaseMixin:
         self._call_hooks("on_after_phase", run, "DECIDE", decision=decision)
         return decision
 
-    def _decide_once(self, run: RunState, observation: Any) -> Decision[Any]:
+    def _decide_once(self: EngineHost, run: RunState, observation: Any) -> Decision[Any]:
         try:
             decision = self.agent.decide(run.state, observation)
         except QitosRuntimeError:
@@ -99,6 +100,7 @@ class PhaseMixin:
         from_model = decision is None
         if from_model:
             try:
+                assert run.model is not None  # set by _start
                 decision = run.model.call(run, self._parser())
             except QitosRuntimeError:
                 raise
@@ -118,7 +120,7 @@ class PhaseMixin:
             raise cls.make(f"invalid decision: {exc}", phase="DECIDE") from exc
         return decision
 
-    def _actions_of(self, decision: Decision[Any]) -> list[Any]:
+    def _actions_of(self: EngineHost, decision: Decision[Any]) -> list[Any]:
         if decision.mode != "act":
             return []
         actions = []
@@ -132,7 +134,7 @@ class PhaseMixin:
         return actions
 
     def _reduce(
-        self,
+        self: EngineHost,
         run: RunState,
         observation: Any,
         decision: Decision[Any],
@@ -162,17 +164,17 @@ class PhaseMixin:
         self._emit(run, EventKind.REDUCE, {"stage": "state_reduced", "state_diff": record.state_diff})
         self._call_hooks("on_after_phase", run, "REDUCE", state_diff=record.state_diff)
 
-    def _critic(self, run: RunState, decision: Decision[Any], results: list[Any], record: StepRecord) -> str:
+    def _critic(
+        self: EngineHost, run: RunState, decision: Decision[Any], results: list[Any], record: StepRecord
+    ) -> str:
         if not self.critics:
             return "continue"
         self._call_hooks("on_before_phase", run, "CRITIC", decision=decision)
         self._emit(run, EventKind.CRITIC, {"stage": "start", "critic_count": len(self.critics)})
         outputs: list[CriticOutput] = []
         for critic in self.critics:
-            raw = self._guard(
-                run, "CRITIC", lambda critic=critic: critic.evaluate(run.state, decision, results)
-            )
-            outputs.append(self._guard(run, "CRITIC", lambda raw=raw: CriticOutput.coerce(raw)))
+            raw = self._guard(run, "CRITIC", lambda c: c.evaluate(run.state, decision, results), critic)
+            outputs.append(self._guard(run, "CRITIC", CriticOutput.coerce, raw))
         record.critic_outputs = [o.to_dict() for o in outputs]
         self._emit(run, EventKind.CRITIC, {"stage": "outputs", "critic_outputs": record.critic_outputs})
         verdict = "continue"
@@ -191,7 +193,9 @@ class PhaseMixin:
         )
         return verdict
 
-    def _check_stop(self, run: RunState, decision: Decision[Any], verdict: str, record: StepRecord) -> None:
+    def _check_stop(
+        self: EngineHost, run: RunState, decision: Decision[Any], verdict: str, record: StepRecord
+    ) -> None:
         self._call_hooks("on_before_phase", run, "CHECK_STOP")
         self._emit(run, EventKind.CHECK_STOP, {"stage": "start"})
         state = run.state
@@ -212,7 +216,8 @@ class PhaseMixin:
                 stop, why, text = self._guard(
                     run,
                     "CHECK_STOP",
-                    lambda c=criterion: _criterion_verdict(c.should_stop(state, run.step_count, info)),
+                    lambda c: _criterion_verdict(c.should_stop(state, run.step_count, info)),
+                    criterion,
                 )
                 if stop:
                     reason, detail = why or StopReason.SUCCESS, text
@@ -242,7 +247,7 @@ class PhaseMixin:
         self._call_hooks("on_step_end", run, "CHECK_STOP", record=record)
         run.step_count += 1
 
-    def _advance(self, run: RunState, state: Any) -> None:
+    def _advance(self: EngineHost, run: RunState, state: Any) -> None:
         advance = getattr(state, "advance_step", None)
         max_steps = getattr(state, "max_steps", None)
         current = getattr(state, "current_step", None)
@@ -254,7 +259,9 @@ class PhaseMixin:
         ):
             self._guard(run, "CHECK_STOP", advance)
 
-    def _limit_reason(self, run: RunState, state: Any, steps_done: int) -> tuple[StopReason | None, str]:
+    def _limit_reason(
+        self: EngineHost, run: RunState, state: Any, steps_done: int
+    ) -> tuple[StopReason | None, str]:
         max_steps = getattr(state, "max_steps", None)
         current = getattr(state, "current_step", None)
         if isinstance(max_steps, int) and isinstance(current, int) and current >= max_steps:

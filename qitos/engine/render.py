@@ -23,8 +23,8 @@ class ConsoleRenderHook(EngineHook):
         self.theme = THEMES[theme]
         self.stream = stream or sys.stdout
 
-    def on_event(self, event: Any) -> None:
-        """Render decision_ready, tool_result, error and run_end events."""
+    def on_event(self, event: Any, state: Any = None, record: Any = None, engine: Any = None) -> None:
+        """Render decision_ready, tool_result, error and run_end events (the rest is not needed)."""
         t = self.theme
         payload = event.payload
         if event.phase == EventKind.DECIDE and payload.get("stage") == Stage.DECISION_READY:

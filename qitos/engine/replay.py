@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from qitos.core.errors import SystemExecutionError
 from qitos.engine.approval import CHANGED, DENIED, PauseDecision
@@ -39,6 +39,12 @@ from qitos.trace.errors import TraceError
 from qitos.trace.events import EventKind, Stage
 from qitos.trace.fields import as_dict, as_dicts, as_int, as_text
 from qitos.trace.reader import TraceReader
+
+if TYPE_CHECKING:
+    from qitos.core.agent_module import AgentModule
+    from qitos.core.task import Task
+    from qitos.engine.engine import Engine
+    from qitos.trace.writer import TraceWriter
 
 FORK_POLICY_ID = "qitos.fork"
 
@@ -179,7 +185,7 @@ def describe(decision: dict[str, Any] | None) -> str:
             f"{a['name']}({json.dumps(a['args'], ensure_ascii=False, sort_keys=True)})"
             for a in decision["actions"]
         )
-    return decision["mode"]
+    return str(decision["mode"])
 
 
 @dataclass(frozen=True)
@@ -218,7 +224,7 @@ class Replay:
     def response(self, step: int) -> ModelResponse:
         """The recorded model response for this call of ``step``; a divergence when there is none."""
         recorded = self.recording.steps.get(step)
-        found = self._next(step, "model", recorded.responses if recorded else [])
+        found: ModelResponse | None = self._next(step, "model", recorded.responses if recorded else [])
         if found is None:
             self._diverge(step, "no model call here", "to call the model")
         self.model_calls += 1
@@ -289,7 +295,7 @@ class Replay:
         self.divergence = Divergence(step, describe(recorded), describe(new))
         return f"replay diverged at {self.divergence}"
 
-    def _diverge(self, step: int, recorded: str, new: str) -> None:
+    def _diverge(self, step: int, recorded: str, new: str) -> NoReturn:
         self.divergence = Divergence(step, recorded, new)
         raise SystemExecutionError.make(
             f"replay diverged at {self.divergence}", phase="DECIDE", step_id=step, recoverable=False
@@ -324,7 +330,12 @@ def check_fork_step(recording: Recording, at: int) -> None:
 
 
 def fork_engine(
-    engine: Any, recording: Recording, at: int, *, pause: bool = True, writer: Any = None
+    engine: Engine[Any, Any, Any],
+    recording: Recording,
+    at: int,
+    *,
+    pause: bool = True,
+    writer: TraceWriter | None = None,
 ) -> Replay:
     """Make ``engine`` re-run ``recording`` up to step ``at`` and go live there (pausing first when asked).
 
@@ -356,7 +367,11 @@ class ReplayReport:
 
 
 def replay_against(
-    run_dir: str | Path, agent: Any, *, task: Any = None, **engine_kwargs: Any
+    run_dir: str | Path,
+    agent: AgentModule[Any, Any, Any],
+    *,
+    task: str | Task | None = None,
+    **engine_kwargs: Any,
 ) -> ReplayReport:
     """Re-run the recorded run in ``run_dir`` against ``agent`` (no model call, no tool side effect)
     and report the first step where it behaves differently (None when it reproduces the record)."""

@@ -5,11 +5,18 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qitos.core.stop_reason import StopReason
+from qitos.core.task import Task
 from qitos.engine.runtime import RuntimeBudget
-from qitos.trace.events import STATUS_RUNNING
+from qitos.trace.events import STATUS_RUNNING, RunEvent
+
+if TYPE_CHECKING:
+    from qitos.engine.model_call import ModelCaller
+    from qitos.engine.result import StepRecord
+    from qitos.engine.runtime import RuntimeSnapshot
+    from qitos.engine.tool_executor import ToolExecutor
 
 
 class StopSignal(Exception):
@@ -25,14 +32,14 @@ class RunState:
     """Counters, records, events and handles of one run."""
 
     run_id: str
-    task: Any
+    task: str | Task
     writer: Any
     started: float
     engine_id: int = 0
     state: Any = None
     budget: RuntimeBudget = field(default_factory=RuntimeBudget)
-    records: list[Any] = field(default_factory=list)
-    events: list[Any] = field(default_factory=list)
+    records: list[StepRecord] = field(default_factory=list)
+    events: list[RunEvent] = field(default_factory=list)
     step_count: int = 0
     tokens: int = 0
     recoveries: int = 0
@@ -41,11 +48,13 @@ class RunState:
     status: str = STATUS_RUNNING
     error: dict[str, Any] | None = None
     failures: list[dict[str, Any]] = field(default_factory=list)  # every error event's payload
-    snapshot: Any = None
+    snapshot: RuntimeSnapshot | None = None
     pending: dict[str, Any] = field(default_factory=dict)
-    current_record: Any = None  # the step in progress, written as a partial record if the run ends in it
-    model: Any = None
-    executor: Any = None
+    current_record: StepRecord | None = (
+        None  # the step in progress, written as a partial record if the run ends in it
+    )
+    model: ModelCaller | None = None  # both set by the Engine's start-up, before the first step
+    executor: ToolExecutor | None = None
     toolsets_open: bool = False
     closed: bool = False
     active_elapsed: float = 0.0

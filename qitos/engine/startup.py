@@ -8,6 +8,7 @@ from typing import Any
 from qitos.core.errors import QitosRuntimeError, StateExecutionError, SystemExecutionError
 from qitos.core.stop_reason import StopReason
 from qitos.core.task import Task
+from qitos.engine.host import EngineHost
 from qitos.engine.run_state import RunState
 from qitos.engine.serialize import jsonable
 from qitos.engine.tool_executor import ToolExecutor
@@ -80,7 +81,7 @@ def preflight(task: Any, env: Any, registry: Any) -> tuple[StopReason, str, dict
 class StartMixin:
     """Run start-up, mixed into the Engine."""
 
-    def _start(self, run: RunState, kwargs: dict[str, Any]) -> None:
+    def _start(self: EngineHost, run: RunState, kwargs: dict[str, Any]) -> None:
         """Reset run state, check the task and env, set up toolsets, reset the env, then init_state.
 
         The order is the root page's: the env is initialised before ``agent.init_state`` so the
@@ -102,7 +103,7 @@ class StartMixin:
         if self.agent.history is not None:
             self.agent.history.reset(run.run_id)
         registry = self.agent.tool_registry
-        init_payload = {
+        init_payload: dict[str, Any] = {
             "task": objective,
             "task_id": task.id if isinstance(task, Task) else None,
             "run_meta": {
@@ -157,7 +158,7 @@ class StartMixin:
         self._call_hooks("on_run_start", run, "INIT")
         return None
 
-    def _init_state(self, run: RunState, objective: str, kwargs: dict[str, Any]) -> bool:
+    def _init_state(self: EngineHost, run: RunState, objective: str, kwargs: dict[str, Any]) -> bool:
         """Call ``agent.init_state``; False (and the run stopped) when it failed."""
         try:
             state = self.agent.init_state(objective, **kwargs)
@@ -176,7 +177,7 @@ class StartMixin:
         return True
 
     def _fail_early(
-        self,
+        self: EngineHost,
         run: RunState,
         message: str,
         reason: StopReason,
@@ -184,7 +185,7 @@ class StartMixin:
         exc: QitosRuntimeError | None,
         details: dict[str, Any] | None = None,
     ) -> None:
-        info = {"category": "task" if reason != StopReason.UNRECOVERABLE_ERROR else "system"}
+        info: dict[str, Any] = {"category": "task" if reason != StopReason.UNRECOVERABLE_ERROR else "system"}
         if exc is not None:
             info = exc.info.to_dict()
         else:

@@ -86,7 +86,8 @@ class CallableModel(Model):
 
     def __init__(self, fn: Callable[[Sequence[Message]], Any], model_id: str | None = None) -> None:
         self._fn = fn
-        self.model_id = model_id or getattr(fn, "__name__", "callable")
+        fn_name: str = getattr(fn, "__name__", "callable")
+        self.model_id = model_id or fn_name
 
     def complete(
         self, messages: Sequence[Message], *, tools: Sequence[Mapping[str, Any]] | None = None

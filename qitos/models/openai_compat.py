@@ -263,8 +263,9 @@ def _server_message(body: str) -> str | None:
     except ValueError:
         return None
     error = data.get("error") if isinstance(data, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return error["message"]
+    message = error.get("message") if isinstance(error, dict) else None
+    if isinstance(message, str):
+        return message
     if isinstance(error, str):
         return error
     return None

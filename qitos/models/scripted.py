@@ -170,6 +170,7 @@ class ScriptedModel(Model):
         return self._response(item, prompt_chars)
 
     def _response(self, item: ScriptItem, prompt_chars: int) -> ModelResponse:
+        calls: tuple[ToolCall, ...]
         if isinstance(item, str):
             text, calls, usage, finish, model_id = item, (), None, None, None
         elif isinstance(item, ModelResponse):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from qitos.trace.events import EventKind, RunEvent
 from qitos.trace.fields import (
@@ -587,7 +587,13 @@ class RunEnd:
         )
 
 
-PAYLOAD_TYPES: dict[EventKind, type] = {
+class _PayloadClass(Protocol):
+    """A payload class: ``read`` builds one from an event's payload."""
+
+    def read(self, data: dict[str, Any], /) -> object: ...
+
+
+PAYLOAD_TYPES: dict[EventKind, _PayloadClass] = {
     EventKind.MODEL_REQUEST: ModelRequest,
     EventKind.MODEL_RESPONSE: ModelResponse,
     EventKind.TOOL_CALL: ToolCall,
@@ -610,4 +616,4 @@ def read_payload(event: RunEvent) -> Any:
     """The event's payload read as its kind's class; None for kinds without one (and unknown kinds)."""
     kind = event.kind
     cls = PAYLOAD_TYPES.get(kind) if kind is not None else None
-    return cls.read(event.payload) if cls is not None else None  # type: ignore[attr-defined]
+    return cls.read(event.payload) if cls is not None else None

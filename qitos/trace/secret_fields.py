@@ -114,17 +114,24 @@ def backslashes_before(line: str, pos: int) -> int:
     return count
 
 
+def _skip_spaces(line: str, pos: int) -> int:
+    """The first position at or after ``pos`` that holds no space or tab."""
+    spaces = _SPACES.match(line, pos)
+    assert spaces is not None  # `[ \t]*` matches the empty string anywhere
+    return spaces.end()
+
+
 def _after_quoted_name(
     line: str, opened: int, after: int, level: int, mask: str
 ) -> tuple[int, int, str] | None:
     """A quoted name (a JSON key at nesting ``level``, a pair's first item, a name field's value)."""
-    pos = _SPACES.match(line, after).end()
+    pos = _skip_spaces(line, after)
     if line[pos : pos + 1] == ":":
-        return _json_value(line, _SPACES.match(line, pos + 1).end(), level, mask)
+        return _json_value(line, _skip_spaces(line, pos + 1), level, mask)
     if level:
         return None
     if line[pos : pos + 1] == ",":
-        value_at = _SPACES.match(line, pos + 1).end()
+        value_at = _skip_spaces(line, pos + 1)
         if _PAIR_OPENS.search(line, max(0, opened - 16), opened):  # ["Authorization", "..."]
             span = _json_value(line, value_at, 0, mask)
             if span is not None and _PAIR_CLOSES.match(line, _close_of(line, value_at)):

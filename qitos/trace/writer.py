@@ -90,7 +90,8 @@ class TraceWriter:
     def manifest(self) -> dict[str, Any]:
         """A copy of the manifest as last written."""
         with self._mutex:
-            return json.loads(json.dumps(self._manifest, default=str))
+            manifest: dict[str, Any] = json.loads(json.dumps(self._manifest, default=str))
+            return manifest
 
     def write_event(self, event: RunEvent) -> None:
         """Append one event as one redacted ``events.jsonl`` line and flush it."""

@@ -71,7 +71,21 @@ class Pane:
         command = "exec " + " ".join("'" + a.replace("'", "'\\''") + "'" for a in argv)
         self.start = time.perf_counter()
         subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, "-x", str(size[0]), "-y", str(size[1]), command],
+            # In this directory: `python -m tui.cli` runs the checkout the benchmark is started from.
+            [
+                "tmux",
+                "new-session",
+                "-d",
+                "-s",
+                self.name,
+                "-c",
+                os.getcwd(),
+                "-x",
+                str(size[0]),
+                "-y",
+                str(size[1]),
+                command,
+            ],
             check=True,
         )
 

@@ -15,6 +15,7 @@ from tui.browsers.memory_model import RecallStatus
 from tui.browsers.panes import MemoryBrowserPane, SkillsBrowserPane, run_panes
 from tui.browsers.virtual_list import VirtualList
 from tui.headless import run_headless
+from tui.panes.base import BoundPane
 
 
 @pytest.fixture
@@ -28,19 +29,22 @@ def demo_dirs(tmp_path: Path) -> Path:
 
 
 def test_panes_need_their_paths() -> None:
-    """The unbound classes refuse to build: the paths come from memory_pane / skills_pane."""
-    with pytest.raises(TypeError, match="memory_pane"):
-        MemoryBrowserPane(None)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="skills_pane"):
-        SkillsBrowserPane(None)  # type: ignore[arg-type]
+    """The classes refuse to build without their paths (memory_pane / skills_pane bind them)."""
+    with pytest.raises(TypeError, match="memory_dir"):
+        MemoryBrowserPane(None)  # type: ignore[arg-type, call-arg]
+    with pytest.raises(TypeError, match="db_path"):
+        SkillsBrowserPane(None)  # type: ignore[arg-type, call-arg]
 
 
 def test_run_panes_swap_only_memory_and_skills() -> None:
     """run_panes keeps the six titles in order and binds only the stores it is given."""
     panes = run_panes(memory_dir="m", skills_db="s.db", namespace="demo")
     assert [p.TITLE for p in panes] == [p.TITLE for p in run_screen.PANES]
-    assert issubclass(panes[4], MemoryBrowserPane) and panes[4].MEMORY_DIR == Path("m")
-    assert issubclass(panes[5], SkillsBrowserPane) and panes[5].NAMESPACE == "demo"
+    memory, skills = panes[4], panes[5]
+    assert isinstance(memory, BoundPane) and memory.func is MemoryBrowserPane
+    assert memory.keywords["memory_dir"] == Path("m")
+    assert isinstance(skills, BoundPane) and skills.func is SkillsBrowserPane
+    assert skills.keywords == {"db_path": Path("s.db"), "namespace": "demo"}
     assert run_panes(memory_dir="m")[5] is run_screen.PANES[5]
 
 

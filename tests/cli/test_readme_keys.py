@@ -9,7 +9,7 @@ from textual.binding import Binding
 
 from tui.browsers.memory_browser import MemoryBrowser
 from tui.browsers.skills_browser import SkillsBrowser
-from tui.panes.base import Pane
+from tui.panes.base import LinePane
 from tui.panes.events import EventsPane
 from tui.screens.run import PANES, RunScreen
 
@@ -44,7 +44,7 @@ def keys_section() -> str:
 def test_every_run_screen_and_pane_key_is_in_the_readme() -> None:
     section = keys_section()
     missing = []
-    for binding in [*RunScreen.BINDINGS, *Pane.BINDINGS, *EventsPane.BINDINGS]:
+    for binding in [*RunScreen.BINDINGS, *LinePane.BINDINGS, *EventsPane.BINDINGS]:
         assert isinstance(binding, Binding)
         for key in binding.key.split(","):
             shown = SHOWN.get(key, key)

@@ -7,7 +7,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -44,6 +43,9 @@ class ChatServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), Handler)
         self.requests: list[dict[str, Any]] = []
         self.flaky_calls = 0
+        # The slow model answers only once this is set (or after 30 s): a client that returns
+        # before it is set gave up on its own timeout, with no clock read by the test.
+        self.release_slow = threading.Event()
 
     @property
     def base_url(self) -> str:
@@ -95,7 +97,7 @@ class Handler(BaseHTTPRequestHandler):
         if model == "no-usage":
             return self.reply(200, completion({"content": "hi"}))
         if model == "slow":
-            time.sleep(1.5)
+            self.server.release_slow.wait(30)
             return self.reply(200, completion({"content": "late"}))
         if model == "flaky":
             self.server.flaky_calls += 1
@@ -205,10 +207,11 @@ def test_retries_a_recoverable_failure(server: ChatServer) -> None:
 
 
 def test_timeout_is_recoverable(server: ChatServer) -> None:
-    started = time.monotonic()
     with pytest.raises(ModelExecutionError, match=r"no response from .* within 0.3s") as info:
         make(server, "slow", timeout=0.3).complete(MSGS)
-    assert time.monotonic() - started < 1.4  # gave up on time, did not wait for the slow reply
+    # The reply cannot have come yet: it waits for this event, so the client gave up on its own.
+    assert not server.release_slow.is_set()
+    server.release_slow.set()
     assert info.value.info.recoverable is True and info.value.info.details["kind"] == "timeout"
 
 

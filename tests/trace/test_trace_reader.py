@@ -232,12 +232,13 @@ def test_killed_at_random_instants_always_leaves_a_readable_trace(tmp_path: Path
         "from qitos.trace.writer import TraceWriter\n"
         "from qitos.trace.events import RunEvent\n"
         "w = TraceWriter(sys.argv[1], run_id='victim')\n"
-        "print('ready', flush=True)\n"
         "i = 0\n"
         "while True:\n"
         "    w.write_event(RunEvent('victim', i, 'tool_result', payload={'i': i, 'blob': 'x' * (i % 9000)}))\n"
         "    if i % 50 == 0:\n"
         "        w.update_manifest(note=i)\n"
+        "    if i == 100:\n"
+        "        print('ready', flush=True)  # 101 events and three manifests are on disk: a kill now counts\n"
         "    i += 1\n"
     )
     for trial, delay in enumerate((0.05, 0.13, 0.31)):
@@ -253,6 +254,6 @@ def test_killed_at_random_instants_always_leaves_a_readable_trace(tmp_path: Path
         assert reader.status == "interrupted"
         assert reader.manifest["run_id"] == "victim"  # the atomic manifest is never half-written
         events = list(reader.events())
-        assert len(events) > 0
+        assert len(events) > 100  # at least what was on disk at "ready"
         assert [e.payload["i"] for e in events] == list(range(len(events)))
         assert all(e.phase == "tool_result" for e in events)

@@ -23,9 +23,9 @@ def big_run(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def bigger_run(tmp_path: Path) -> Path:
-    """~5,000 steps: a fold that takes long enough (even read by orjson) for keys to come in it."""
+    """~15,000 steps: a fold that takes long enough (even read as records) for keys to come in it."""
     run_dir = tmp_path / "bigger_run"
-    write_trace(run_dir, synthetic_events(5000, run_id="bigger_run", pause_at=None))
+    write_trace(run_dir, synthetic_events(15000, run_id="bigger_run", pause_at=None))
     return run_dir
 
 

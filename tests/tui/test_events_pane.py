@@ -63,6 +63,38 @@ async def test_search_covers_every_event_not_only_exchanges(synthetic_run: Path)
         assert [store.steps[pos].step for pos, _ in search(store, "fix_sign_bug")] == [4]
 
 
+async def test_the_cursor_stays_on_screen_when_the_pane_changes_height(synthetic_run: Path) -> None:
+    """The selected step's first event stays on the timeline's rows whatever heights the pane went
+    through (its first layout, a status line coming), and where it stands depends on the step only."""
+    app = make_app(replay=synthetic_run)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await screenshots.settle(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        pane = app.screen.query_one(EventsPane)
+
+        def on_screen() -> bool:
+            top = int(pane.scroll_y)
+            return top <= pane.cursor < top + pane.scrollable_content_region.height - 1
+
+        assert pane.cursor > 0 and on_screen()
+        first = int(pane.scroll_y)
+        for size in ((160, 46), (160, 45), (160, 48)):  # shorter (every pane still shown), then back
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            await pilot.pause()
+            assert on_screen(), size
+        assert int(pane.scroll_y) == first  # back at the first height: back where the step put it
+        pane.focus()
+        await pilot.press("up", "up")  # moved by hand: a new height keeps it in view, not at the step
+        await pilot.pause()
+        moved = pane.cursor
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause()
+        await pilot.pause()
+        assert pane.cursor == moved and on_screen()
+
+
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
 def test_snapshot_events_timeline(snap_compare, synthetic_run: Path, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
     """The timeline at step 2, filtered to errors: the failed tool result."""

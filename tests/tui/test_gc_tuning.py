@@ -42,3 +42,36 @@ def test_only_the_ui_thread_spares_objects_and_stopping_gives_them_back() -> Non
         tuning.spare_long_lived()
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0  # the screen went: its objects are the collector's again
+
+
+async def test_the_app_owns_the_tuning_and_a_closed_run_screen_gives_its_objects_back(
+    tmp_path: Path,
+) -> None:
+    from tui.screens.run import RunScreen
+    from tui.synthetic import synthetic_events, write_trace
+
+    synthetic_run = tmp_path / "runs" / "long"
+    write_trace(synthetic_run, synthetic_events(100, run_id="long"))  # more than the first paint folds
+    gc.unfreeze()
+    before = gc.get_threshold()
+    app = make_app(replay=synthetic_run.parent)  # the run list first
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.gc_tuning is not None and gc.get_threshold() == FRAME_THRESHOLDS
+        app.open_run(synthetic_run, from_list=True)
+        for _ in range(100):
+            if isinstance(app.screen, RunScreen) and app.screen.reader is not None:
+                break
+            await pilot.pause(0.02)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert gc.get_freeze_count() > 0  # the fold's summaries were spared by the app's tuning
+        await pilot.press("escape")  # back to the run list: the run screen goes
+        for _ in range(100):
+            if not isinstance(app.screen, RunScreen):
+                break
+            await pilot.pause(0.02)
+        assert not isinstance(app.screen, RunScreen)
+        assert gc.get_freeze_count() == 0
+        assert gc.get_threshold() == FRAME_THRESHOLDS  # still tuned: the app runs on
+    assert gc.get_threshold() == before

@@ -170,7 +170,7 @@ async def test_the_least_recently_used_blocks_go_first(
             lines(key)
         lines("a")  # a hit: "a" is now the most recently used
         lines("d")  # evicts "b", the least recently used, not "a"
-        assert [key for key, _ in pane._line_cache] == ["c", "a", "d"]
+        assert [(key, width) in pane._line_cache for key in "abcd"] == [True, False, True, True]
         assert missed == ["a", "b", "c", "d"]  # the hit rendered nothing
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pane_views import every_pane_at_every_step
 
 from qitos import AgentModule, StateSchema, ToolRegistry, tool
 from qitos.kit.parser import JsonDecisionParser
@@ -17,8 +18,7 @@ from qitos.models.scripted import ScriptedModel
 from tui import screenshots
 from tui.app import make_app
 from tui.live import LiveRun
-from tui.panes.base import Pane
-from tui.screens.run import WIDE, RunScreen
+from tui.screens.run import WIDE
 
 GITHUB_TOKEN = "gh" + "p_" + "R8x2Kq9LmZ4vT7nB1cW5yH3jD6fG0sA2eU8i"
 AWS_KEY_ID = "AK" + "IA" + "Q3ZK7X2M9WPL4T6B"
@@ -65,35 +65,6 @@ def _agent() -> ConfigAgent:
     )
 
 
-async def _views(pilot: Any, export_dir: Path) -> list[dict[str, str]]:
-    """What every pane renders at every step, in each view (plain/raw, folded/expanded), and the
-    exports ``e`` writes."""
-    screen = pilot.app.screen
-    assert isinstance(screen, RunScreen)
-    seen: list[dict[str, str]] = []
-    await pilot.press("home")
-    for pos in range(len(screen.store.steps)):
-        if pos:
-            await pilot.press("right")
-        await pilot.pause()
-        assert screen.selected == pos
-        views: dict[str, str] = {}
-        for raw in (False, True):
-            for expanded in (False, True):
-                screen.raw, screen.expanded = raw, expanded
-                await pilot.pause()
-                await pilot.pause()
-                for pane in screen.query(Pane):
-                    views[f"{type(pane).__name__} raw={raw} expanded={expanded}"] = pane.plain(120)
-        screen.raw = screen.expanded = False
-        await pilot.press("e")
-        await pilot.pause()
-        seen.append(views)
-    for path in sorted(export_dir.iterdir()):
-        seen.append({f"export {path.name}": path.read_text(encoding="utf-8")})
-    return seen
-
-
 def _secrets_in(text: str) -> list[str]:
     # A distinctive middle piece, so a secret cut by a line wrap is still found.
     return [secret for secret in SECRETS if secret[4:16] in text or secret in text]
@@ -118,7 +89,7 @@ async def test_live_and_replay_render_the_same_masked_panes(
     async with app.run_test(size=WIDE) as pilot:
         await screenshots.settle(pilot)
         assert app.screen.store.display_status == "finished"
-        live_views = await _views(pilot, live_exports)
+        live_views = await every_pane_at_every_step(pilot, live_exports)
         live_screen = app.export_screenshot()
 
     run_dir = tmp_path / "runs" / "secret_run"
@@ -131,7 +102,7 @@ async def test_live_and_replay_render_the_same_masked_panes(
     app = make_app(replay=run_dir, export_dir=replay_exports)
     async with app.run_test(size=WIDE) as pilot:
         await shown_whole(pilot)
-        replay_views = await _views(pilot, replay_exports)
+        replay_views = await every_pane_at_every_step(pilot, replay_exports)
         replay_screen = app.export_screenshot()
 
     assert len(live_views) >= 3 and any(k.startswith("export") for v in live_views for k in v)

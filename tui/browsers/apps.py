@@ -20,6 +20,9 @@ class MemoryBrowserApp(LastResort, App[int]):
 
     CSS_PATH = "browsers.tcss"
     TITLE = "qitos-tui memory"
+    # The flag shadows App.watch(), which nothing calls on an App (Textual calls a widget's own
+    # watch() for data_bind); renaming it is the browsers' owner's call.
+    watch: bool  # type: ignore[assignment]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit_browser", "Quit"),
         Binding("slash", "focus_filter", "Filter", show=False, id="memory.filter-slash"),
@@ -56,6 +59,9 @@ class SkillsBrowserApp(LastResort, App[int]):
 
     CSS_PATH = "browsers.tcss"
     TITLE = "qitos-tui skills"
+    # The flag shadows App.watch(), which nothing calls on an App (Textual calls a widget's own
+    # watch() for data_bind); renaming it is the browsers' owner's call.
+    watch: bool  # type: ignore[assignment]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit_browser", "Quit"),
         Binding("slash", "focus_search", "Search", show=False, id="skills.search-slash"),

@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.css.query import NoMatches
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
@@ -504,10 +505,10 @@ class MemoryBrowser(Vertical):
 
         self.app.push_screen(DeleteRecordDialog(row), confirmed)
 
-    def _say(self, message: str, severity: str = "information") -> None:
+    def _say(self, message: str, severity: SeverityLevel = "information") -> None:
         """Show an outcome in the summary line and as a notification."""
         self.last_message = message
-        self.notify(inert_str(message), severity=severity, markup=False)  # type: ignore[arg-type]
+        self.notify(inert_str(message), severity=severity, markup=False)
 
     def _fail(self, message: str) -> None:
         self.error = message

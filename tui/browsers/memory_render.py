@@ -19,10 +19,11 @@ if TYPE_CHECKING:
 DETAIL_CHARS = 100_000  # the detail view shows this much of a record's text, and says so when cut
 COMPACT_WIDTH = 72  # below this many cells the list leaves out the created column
 MARKS = {
-    RecallStatus.UNCHANGED: ("●", "green"),
-    RecallStatus.CHANGED: ("◆", "yellow"),
-    RecallStatus.GONE: ("✗", "red"),
+    RecallStatus.UNCHANGED: ("●", "good"),
+    RecallStatus.CHANGED: ("◆", "warn"),
+    RecallStatus.GONE: ("✗", "bad"),
 }
+"""The glyph and tone (tui.widgets.tones) of each recall mark."""
 
 
 class RecordList(VirtualList):
@@ -39,8 +40,8 @@ class RecordList(VirtualList):
         mark = self.browser.marks.get(row.record_id) if row.kind is not RowKind.REJECTED else None
         text = Text()
         if mark is not None:
-            glyph, colour = MARKS[mark.status]
-            text.append(glyph, style=colour)
+            glyph, tone = MARKS[mark.status]
+            text.append(glyph, style=self.tone(tone))
         else:
             text.append(" ")
         text.append("G" if row.scope == "global" else " ", style="dim")

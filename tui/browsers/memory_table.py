@@ -14,7 +14,7 @@ import bisect
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress, repeat
 from operator import contains, itemgetter
-from typing import overload
+from typing import Final, overload
 
 from qitos.kit.memory.memdir_format import record_filename
 from tui.browsers.memory_model import MemoryRow, RowKind
@@ -25,7 +25,8 @@ __all__ = ["MemoryTable", "Shown", "sort_key"]
 # lookup, and its filter text too, so a filter pass runs in C (see _matching).
 SortKey = tuple[int, int, str, str, str, MemoryRow]
 FileKey = tuple[str, str]
-HAY, ROW = 4, 5
+HAY: Final = 4  # Final: mypy then knows what key[HAY] and key[ROW] hold
+ROW: Final = 5
 
 
 def sort_key(row: MemoryRow) -> SortKey:
@@ -37,19 +38,19 @@ def sort_key(row: MemoryRow) -> SortKey:
 
 def _probe(row: MemoryRow) -> tuple[int, int, str, str]:
     """A row's sort key without the row: sorts just before the stored key, never compares rows."""
-    return sort_key(row)[:4]  # type: ignore[return-value]
+    return sort_key(row)[:4]
 
 
 def _find(keys: list[SortKey], row: MemoryRow) -> int | None:
     """The index of the key of ``row``'s file in a sorted key list, or None."""
     probe = _probe(row)
-    at = bisect.bisect_left(keys, probe)  # type: ignore[arg-type]
+    at = bisect.bisect_left(keys, probe)
     return at if at < len(keys) and keys[at][:4] == probe else None
 
 
 def _insert(keys: list[SortKey], key: SortKey) -> None:
     """Insert a key into a sorted list (by its probe, so rows are never compared)."""
-    keys.insert(bisect.bisect_left(keys, key[:4]), key)  # type: ignore[arg-type]
+    keys.insert(bisect.bisect_left(keys, key[:4]), key)
 
 
 def _matching(keys: list[SortKey], words: tuple[str, ...]) -> list[SortKey]:

@@ -1,77 +1,56 @@
 """Run-screen panes that embed the live browsers, ready to take the place of the event-only panes.
 
-``memory_pane(memory_dir)`` and ``skills_pane(db_path)`` return Pane classes with the paths bound, so
-the run screen keeps building every pane as ``pane_cls(store, **options)``. On every step change (and
-fold) the pane feeds its browser the selected step's ``memory_recall`` payloads, or the run's
-``skill_publish`` payloads; the browser itself shows the stores as they are on disk now.
+``memory_pane(memory_dir)`` and ``skills_pane(db_path)`` return the pane classes with the paths bound
+(:class:`~tui.panes.base.BoundPane`), so the run screen keeps building every pane as
+``pane_cls(store, **options)``. On every step change (and fold) the pane feeds its browser the
+selected step's ``memory_recall`` payloads, or the run's ``skill_publish`` payloads; the browser
+itself shows the stores as they are on disk now. They are plain Panes: the browser draws itself.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.strip import Strip
 
 from tui.browsers.memory_browser import MemoryBrowser
 from tui.browsers.memory_render import RecordList
 from tui.browsers.run_events import publishes, recalls_at
 from tui.browsers.skills_browser import SkillList, SkillsBrowser
-from tui.panes.base import Pane
+from tui.panes.base import BoundPane, Pane, PaneFactory
 from tui.store import RunStore, StepSummary
 from tui.text import inert
 
 __all__ = ["MemoryBrowserPane", "SkillsBrowserPane", "memory_pane", "run_panes", "skills_pane"]
 
 EMBED_CSS = """
-{name} {{ overflow: hidden hidden; padding: 0; layout: vertical; }}
+{name} {{ padding: 0; layout: vertical; }}
 {name} > {child} {{ height: 1fr; }}
 """
 
 
-class _EmbeddingPane(Pane):
-    """A Pane that holds a widget instead of rendering lines (the run screen's CSS and queries still apply)."""
-
-    @property
-    def is_container(self) -> bool:
-        """Children are laid out by the compositor (a line-API pane has none)."""
-        return True
-
-    def _ensure_rendered(self) -> None:
-        """Nothing to render before a frame: the embedded browser draws itself."""
-
-    def render_line(self, y: int) -> Strip:
-        """Blank: the embedded browser covers the pane (no lines of its own to render)."""
-        width = self.scrollable_content_region.width
-        return Strip.blank(width, self.rich_style)
-
-
-class MemoryBrowserPane(_EmbeddingPane):
+class MemoryBrowserPane(Pane):
     """Memory: the records on disk now, the selected step's recalls marked (changed or gone since)."""
 
     TITLE = "Memory"
     DEFAULT_CSS = EMBED_CSS.format(name="MemoryBrowserPane", child="MemoryBrowser")
-    MEMORY_DIR: ClassVar[Path | None] = None
-    GLOBAL_DIR: ClassVar[Path | None] = None
 
-    def __init__(self, store: RunStore, **options: Any) -> None:
-        # Options (id, index, ...) are the Pane base's: passed through untouched.
+    def __init__(
+        self, store: RunStore, *, memory_dir: Path, global_dir: Path | None = None, **options: Any
+    ) -> None:
+        # Options (id, index) are the Pane base's: passed through untouched.
         super().__init__(store, **options)
-        if self.MEMORY_DIR is None:
-            raise TypeError(
-                "use memory_pane(memory_dir) to get a MemoryBrowserPane class with its root bound"
-            )
-        self.browser = MemoryBrowser(self.MEMORY_DIR, global_dir=self.GLOBAL_DIR, autofocus=False)
+        self.browser = MemoryBrowser(memory_dir, global_dir=global_dir, autofocus=False)
         self._fed: tuple[int | None, list[dict[str, Any]]] | None = None
 
     def compose(self) -> ComposeResult:
         yield self.browser
 
     def on_focus(self) -> None:
-        # Keys (d, f, arrows) belong to the browser's list, not to the scrolling pane around it.
+        # Keys (d, f, arrows) belong to the browser's list, not to the pane around it.
         self.browser.query_one(RecordList).focus()
 
     def show(self) -> None:
@@ -82,35 +61,31 @@ class MemoryBrowserPane(_EmbeddingPane):
         if fed != self._fed:
             self._fed = fed
             self.browser.show_recall(*fed)
-        self.shown = self._summary()
+        self.shown = self._summary(*fed)
 
-    def _summary(self) -> RenderableType:
-        step, payloads = self._fed or (None, [])
+    def _summary(self, step: int | None, payloads: list[dict[str, Any]]) -> RenderableType:
         if step is None:
             return Text("no events yet", style="dim")
         ids = [i for p in payloads for i in p.get("record_ids") or []]
         return inert(f"step {step}: {len(ids)} recalled" + (f" ({', '.join(map(str, ids))})" if ids else ""))
 
-    def render_step(self, step: StepSummary) -> RenderableType:
-        """Not used: the browser renders itself; kept for the Pane contract."""
-        return self._summary()
+    def content(self, step: StepSummary) -> RenderableType:
+        """A one-line summary of what ``step`` recalled (the browser renders the records)."""
+        pos = self.store.step_pos.get(step.step)
+        return self._summary(*recalls_at(self.store, pos)) if pos is not None else Text("")
 
 
-class SkillsBrowserPane(_EmbeddingPane):
+class SkillsBrowserPane(Pane):
     """Skills: the library on disk now, with the versions the run published starred."""
 
     TITLE = "Skills"
     DEFAULT_CSS = EMBED_CSS.format(name="SkillsBrowserPane", child="SkillsBrowser")
-    DB_PATH: ClassVar[Path | None] = None
-    NAMESPACE: ClassVar[str | None] = None
 
-    def __init__(self, store: RunStore, **options: Any) -> None:
+    def __init__(
+        self, store: RunStore, *, db_path: Path, namespace: str | None = None, **options: Any
+    ) -> None:
         super().__init__(store, **options)
-        if self.DB_PATH is None:
-            raise TypeError(
-                "use skills_pane(db_path) to get a SkillsBrowserPane class with its database bound"
-            )
-        self.browser = SkillsBrowser(self.DB_PATH, namespace=self.NAMESPACE, autofocus=False)
+        self.browser = SkillsBrowser(db_path, namespace=namespace, autofocus=False)
         self._fed: list[dict[str, Any]] | None = None
 
     def compose(self) -> ComposeResult:
@@ -127,23 +102,27 @@ class SkillsBrowserPane(_EmbeddingPane):
         if fed != self._fed:
             self._fed = fed
             self.browser.mark_published(fed)
-        self.shown = self.render_step(None)  # type: ignore[arg-type]
+        self.shown = self._summary(fed)
 
-    def render_step(self, step: StepSummary) -> RenderableType:
-        """A one-line summary of what the run published (the browser renders the rest)."""
-        names = [f"{p.get('name')} v{p.get('version')}" for p in self._fed or []]
+    def _summary(self, published: list[dict[str, Any]]) -> RenderableType:
+        names = [f"{p.get('name')} v{p.get('version')}" for p in published]
         return inert("published in the run: " + (", ".join(names) if names else "nothing"))
 
-
-def memory_pane(memory_dir: str | Path, *, global_dir: str | Path | None = None) -> type[MemoryBrowserPane]:
-    """A MemoryBrowserPane class bound to a memory root (and optionally a global one)."""
-    attrs = {"MEMORY_DIR": Path(memory_dir), "GLOBAL_DIR": Path(global_dir) if global_dir else None}
-    return type("MemoryBrowserPane", (MemoryBrowserPane,), attrs)
+    def content(self, step: StepSummary) -> RenderableType:
+        """A one-line summary of what the run published (the browser renders the rest)."""
+        return self._summary(publishes(self.store))
 
 
-def skills_pane(db_path: str | Path, *, namespace: str | None = None) -> type[SkillsBrowserPane]:
-    """A SkillsBrowserPane class bound to a skill database (and optionally a namespace)."""
-    return type("SkillsBrowserPane", (SkillsBrowserPane,), {"DB_PATH": Path(db_path), "NAMESPACE": namespace})
+def memory_pane(memory_dir: str | Path, *, global_dir: str | Path | None = None) -> BoundPane:
+    """The MemoryBrowserPane bound to a memory root (and optionally a global one)."""
+    return BoundPane(
+        MemoryBrowserPane, memory_dir=Path(memory_dir), global_dir=Path(global_dir) if global_dir else None
+    )
+
+
+def skills_pane(db_path: str | Path, *, namespace: str | None = None) -> BoundPane:
+    """The SkillsBrowserPane bound to a skill database (and optionally a namespace)."""
+    return BoundPane(SkillsBrowserPane, db_path=Path(db_path), namespace=namespace)
 
 
 def run_panes(
@@ -152,11 +131,11 @@ def run_panes(
     global_dir: str | Path | None = None,
     skills_db: str | Path | None = None,
     namespace: str | None = None,
-) -> tuple[type[Pane], ...]:
+) -> tuple[PaneFactory, ...]:
     """The run screen's six panes, with Memory / Skills showing the stores on disk where they are known."""
     from tui.screens.run import PANES
 
-    chosen: list[type[Pane]] = []
+    chosen: list[PaneFactory] = []
     for pane in PANES:
         if pane.TITLE == "Memory" and memory_dir is not None:
             chosen.append(memory_pane(memory_dir, global_dir=global_dir))

@@ -15,17 +15,18 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Mount
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from qitos.kit.tool.library.base import ToolArtifact
 from qitos.kit.tool.library.errors import ToolLibraryError
-from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 from tui.browsers.dialogs import NamespaceDialog
 from tui.browsers.messages import SearchFinished, SkillsLoaded, SkillVersionsLoaded, WatchStopped
 from tui.browsers.plain import plain_text
 from tui.browsers.skills_model import (
+    SkillLibrary,
     SkillsOpenError,
     diff_text,
     guess_language,
@@ -87,7 +88,7 @@ class SkillsBrowser(Vertical):
         self.db_path = Path(db_path)
         self.namespace = namespace
         self.watch_files = watch_files
-        self.library: SqliteToolLibrary | None = None
+        self.library: SkillLibrary | None = None
         self.skills: list[dict[str, Any]] = []
         #: Skill rows shown now: all of them, or the catalog search results in rank order.
         self.shown: list[dict[str, Any]] = []
@@ -127,7 +128,7 @@ class SkillsBrowser(Vertical):
                 with VerticalScroll(id="skills-code"):
                     yield Static("", id="skills-code-body")
 
-    def on_mount(self) -> None:
+    def on_mount(self, event: Mount) -> None:  # the event: so PostgresSkillsBrowser can override it
         if self.autofocus:
             self.query_one(SkillList).focus()
         try:
@@ -279,7 +280,7 @@ class SkillsBrowser(Vertical):
         ]
         self._load_versions(name, [n for n in near if n != name], self.revision)
 
-    def _current_library(self) -> SqliteToolLibrary | None:
+    def _current_library(self) -> SkillLibrary | None:
         """The open library, reopened if the file was replaced; SkillsOpenError if it was removed.
 
         An open SQLite connection keeps reading a deleted or replaced file's old inode, so the
@@ -403,8 +404,8 @@ class SkillsBrowser(Vertical):
         current = self.selected_version
         same_skill = bool(versions) and current is not None and current.name == versions[0].name
         keep = 0
-        if same_skill:
-            keep = next((i for i, a in enumerate(versions) if a.version == current.version), 0)  # type: ignore[union-attr]
+        if same_skill and current is not None:  # (same_skill says current is not None: mypy needs it here)
+            keep = next((i for i, a in enumerate(versions) if a.version == current.version), 0)
         else:
             self.base_version = None
         self.versions = versions

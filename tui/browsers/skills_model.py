@@ -6,7 +6,7 @@ import difflib
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from rich.text import Text
 
@@ -14,6 +14,12 @@ from qitos.kit.tool.library.base import ToolArtifact
 from qitos.kit.tool.library.errors import ToolLibraryError
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 from tui.text import inert
+
+if TYPE_CHECKING:
+    from qitos.kit.tool.library.postgres_store import PostgresToolLibrary
+
+#: The libraries the browser reads: a SQLite file, or a PostgreSQL namespace (skills_postgres).
+SkillLibrary: TypeAlias = "SqliteToolLibrary | PostgresToolLibrary"
 
 __all__ = [
     "SkillsOpenError",
@@ -62,7 +68,7 @@ def open_library(db_path: Path, namespace: str) -> SqliteToolLibrary:
         raise SkillsOpenError(f"{db_path.name} is not a readable skill database ({exc})") from exc
 
 
-def read_versions(library: SqliteToolLibrary, name: str) -> list[ToolArtifact]:
+def read_versions(library: SkillLibrary, name: str) -> list[ToolArtifact]:
     """Every version of one skill, newest first: one indexed query, never the whole catalogue."""
     return list(reversed(library.versions(name)))
 

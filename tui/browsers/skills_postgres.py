@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from qitos.kit.tool.library.postgres_store import CHANNEL, PostgresToolLibrary, 
 from tui.browsers.apps import SkillsBrowserApp
 from tui.browsers.messages import WatchStopped
 from tui.browsers.skills_browser import SkillsBrowser
-from tui.browsers.skills_model import SkillsOpenError
+from tui.browsers.skills_model import SkillLibrary, SkillsOpenError
 from tui.browsers.skills_render import SkillList
 
 __all__ = [
@@ -114,7 +114,7 @@ def _payload(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-async def notifications(dsn: str, stop: asyncio.Event) -> AsyncIterator[dict[str, Any] | None]:
+async def notifications(dsn: str, stop: asyncio.Event) -> AsyncGenerator[dict[str, Any] | None, None]:
     """Yield None once listening (a read from then on misses nothing), then each change's payload,
     until ``stop`` is set; LiveUpdatesError when the server cannot be reached or the link breaks."""
     _require_driver()
@@ -227,7 +227,7 @@ class PostgresSkillsBrowser(SkillsBrowser):
         else:
             self.reload()
 
-    def _current_library(self) -> PostgresToolLibrary | None:
+    def _current_library(self) -> SkillLibrary | None:
         """The open library, reconnected if the server dropped its connection."""
         with self._open_lock:
             library = self.library
@@ -239,7 +239,7 @@ class PostgresSkillsBrowser(SkillsBrowser):
                 fresh = open_pg_library(self.dsn, self.namespace)
                 library.close()
                 self.library = library = fresh
-            return library  # type: ignore[return-value]
+            return library
 
     @work(exclusive=True, group="skills-watch", exit_on_error=False, description="follow the skill library")
     async def _watch(self) -> None:

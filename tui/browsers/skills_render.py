@@ -29,11 +29,14 @@ class SkillList(VirtualList):
         skill = self.browser.shown[index]
         name = skill["name"]
         text = Text()
-        text.append("★" if any(n == name for n, _ in self.browser.published) else " ", style="green")
+        text.append(
+            "★" if any(n == name for n, _ in self.browser.published) else " ", style=self.tone("good")
+        )
         text.append_text(inert(f" {name} ", "bold"))  # names, tags and descriptions are data
         text.append_text(inert(f"v{skill['latest_version']} "))
         text.append(
-            "active" if skill["active"] else "deprecated", style="green" if skill["active"] else "red"
+            "active" if skill["active"] else "deprecated",
+            style=self.tone("good" if skill["active"] else "bad"),
         )
         if skill["tags"]:
             text.append_text(inert(" " + " ".join(f"#{t}" for t in skill["tags"]), "dim"))
@@ -56,8 +59,8 @@ class VersionList(VirtualList):
         artifact = self.browser.versions[index]
         published = (artifact.name, artifact.version) in self.browser.published
         text = Text()
-        text.append("★" if published else " ", style="green")
-        text.append("◆" if artifact.version == self.browser.base_version else " ", style="yellow")
+        text.append("★" if published else " ", style=self.tone("good"))
+        text.append("◆" if artifact.version == self.browser.base_version else " ", style=self.tone("warn"))
         text.append(f" v{artifact.version:<3} ", style="bold")
         text.append_text(inert(artifact.updated_at[:19].replace("T", " ") + " ", "dim"))
         text.append_text(inert(artifact.description))

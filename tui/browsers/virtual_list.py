@@ -1,4 +1,4 @@
-"""VirtualList: a cursor list that renders only the rows on screen (line API), for any row count."""
+"""VirtualList: a LineList whose rows are Text, styled by component classes, for the browsers."""
 
 from __future__ import annotations
 
@@ -6,18 +6,17 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.text import one_line
+from tui.widgets.line_list import LineList
+from tui.widgets.tones import TONE_CLASSES, Toned, tone_css
 
 
-class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
+class VirtualList(LineList, Toned, inherit_bindings=False):
     """Rows come from ``row_text``; only visible ones are rendered, so 10k or 1M rows cost the same."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -26,6 +25,7 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         "virtual-list--dim",
         "virtual-list--error",
         "virtual-list--mark",
+        *TONE_CLASSES,
     }
     DEFAULT_CSS = """
     VirtualList { background: $surface; height: 1fr; overflow-x: hidden; }
@@ -35,7 +35,7 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
     VirtualList > .virtual-list--dim { color: $text-muted; }
     VirtualList > .virtual-list--error { color: $error; }
     VirtualList > .virtual-list--mark { color: $success; }
-    """
+    """ + tone_css("VirtualList")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "move(-1)", "Up", show=False),
         Binding("down,j", "move(1)", "Down", show=False),
@@ -47,9 +47,6 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
 
     MARK_CELLS: ClassVar[int] = 0
     """Leading cells of a row that hold status marks: the cursor highlight starts after them."""
-
-    cursor: reactive[int] = reactive(0, always_update=True)
-    """The highlighted row."""
 
     class Moved(Message):
         """The cursor moved to another row (keys, mouse, or a new list under it)."""
@@ -86,47 +83,22 @@ class VirtualList(ScrollView, can_focus=True, inherit_bindings=False):
         self.cursor = max(0, min(target, count - 1)) if count else 0
         self.refresh()
 
-    def watch_cursor(self, cursor: int) -> None:
-        # Keep the cursor in view without animation: navigation must answer at once.
-        top = int(self.scroll_offset.y)
-        height = max(1, self.scrollable_content_region.height)
-        if cursor < top:
-            self.scroll_to(y=cursor, animate=False, immediate=True)
-        elif cursor >= top + height:
-            self.scroll_to(y=cursor - height + 1, animate=False, immediate=True)
-        self.refresh()
+    def row_count(self) -> int:
+        """The rows set by set_count."""
+        return self.count
+
+    def cursor_moved(self, cursor: int) -> None:
         self.post_message(self.Moved(self, cursor))
 
     def on_resize(self) -> None:
         self.virtual_size = Size(self.size.width, self.count)
 
-    def action_move(self, delta: int) -> None:
-        """Move the cursor by ``delta`` rows."""
-        if self.count:
-            self.cursor = max(0, min(self.count - 1, self.cursor + delta))
-
-    def action_page(self, direction: int) -> None:
-        """Move the cursor by one screenful."""
-        self.action_move(direction * max(1, self.scrollable_content_region.height - 1))
-
-    def action_jump(self, end: int) -> None:
-        """Go to the first (0) or last (1) row."""
-        if self.count:
-            self.cursor = self.count - 1 if end else 0
-
-    def on_click(self, event: events.Click) -> None:
-        row = event.y + int(self.scroll_offset.y)
-        if 0 <= row < self.count:
-            self.cursor = row
-
     # ---- rendering ----------------------------------------------------------------------------
-    def render_line(self, y: int) -> Strip:
-        row = y + int(self.scroll_offset.y)
-        width = self.scrollable_content_region.width
-        base = self.rich_style
-        if row >= self.count:
-            return Strip.blank(width, base)
-        style: Style = base
+    def blank_row(self, width: int) -> Strip:
+        return Strip.blank(width, self.rich_style)
+
+    def render_row(self, row: int, width: int) -> Strip:
+        style: Style = self.rich_style
         for name in self.row_classes(row):
             style += self.get_component_rich_style(f"virtual-list--{name}")
         text = one_line(self.row_text(row, width))  # a newline in a row would break the screen

@@ -86,7 +86,7 @@ async def watch(
         watch_filter=watch_filter,
         debounce=DEBOUNCE_MS,
         step=STEP_MS,
-        stop_event=own_stop,  # type: ignore[arg-type]  # awatch only calls is_set() and set()
+        stop_event=own_stop,  # awatch only calls is_set() and set()
         rust_timeout=RUST_TIMEOUT_MS,
         recursive=recursive,
     )
@@ -116,8 +116,8 @@ async def follow_changes(
     watch_filter: Callable[[Change, str], bool],
     stop: asyncio.Event,
     on_armed: Callable[[], None],
-    on_changes: Callable[[set[tuple[Change, str]]], None],
-    on_stopped: Callable[[str], None],
+    on_changes: Callable[[set[tuple[Change, str]]], object],  # what they return is not used
+    on_stopped: Callable[[str], object],
     *,
     recursive: bool = True,
 ) -> None:

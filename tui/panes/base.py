@@ -1,8 +1,11 @@
-"""Pane: what every run-screen pane does — a title, a scrolling body, and "show step N".
+"""Pane: what every run-screen pane does, and LinePane: a pane drawn from lines it caches.
 
-A pane renders its content (a Rich renderable) into lines once per change and serves them through
-the line API (``render_line``), so showing another step re-renders one pane's lines and never asks
-the whole screen for a new layout: navigation stays fast on big traces.
+A pane has a title, the run's store and the selected step pushed down by the run screen ("show
+step N"). Most panes are LinePanes: their content (a Rich renderable, or blocks of it) is rendered
+into lines once per change and served through the line API (``render_line``), so showing another
+step re-renders one pane's lines and never asks the whole screen for a new layout: navigation
+stays fast on big traces. A pane that holds widgets of its own (the disk browsers) or draws its
+rows itself (the event timeline) derives from Pane alone.
 """
 
 from __future__ import annotations
@@ -12,22 +15,37 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from types import FunctionType, MethodType
-from typing import ClassVar
+from typing import Any, ClassVar, Protocol, cast
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.strip import Strip
+from textual.widget import Widget
 
+from tui.panes.render_block import render_block
 from tui.store import RunStore, StepSummary
-from tui.text import inert
 from tui.widgets.render_pass import PassValue
 from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling, thumb_rows
 from tui.widgets.scrolling import set_virtual_size
+from tui.widgets.tones import TONE_CLASSES, Toned, tone_css
+
+__all__ = [
+    "GUTTER_COLUMNS",
+    "LINE_CACHE_BLOCKS",
+    "Block",
+    "BoundPane",
+    "Blocks",
+    "LinePane",
+    "Pane",
+    "PaneFactory",
+    "render_block",
+]
 
 # Rendered blocks kept per pane, least recently used dropped first: the steps around the selected
 # one, the first, the last and one being typed after `g` (see prepare) all fit.
@@ -50,7 +68,12 @@ class Block:
     def renderable(self) -> RenderableType:
         """The content, built now when it was given as a function."""
         content = self.content
-        return content() if isinstance(content, FunctionType | MethodType | partial) else content
+        # A builder is a function, method or partial, never another callable: the rest is renderable.
+        return (
+            content()
+            if isinstance(content, FunctionType | MethodType | partial)
+            else cast(RenderableType, content)
+        )
 
 
 class Blocks:
@@ -64,28 +87,20 @@ class Blocks:
             yield block.renderable
 
 
-GUTTER_COLUMNS = 2  # right of the content: a blank column, then the scroll gutter
+GUTTER_COLUMNS = 2  # right of a LinePane's content: a blank column, then the scroll gutter
 
 
-class Pane(GutterScrolling, can_focus=True, inherit_bindings=False):
-    """A titled, scrolling pane that re-renders when the selected step or the store changes."""
+class Pane(Widget, Toned, can_focus=True, inherit_bindings=False):
+    """A titled pane of the run screen showing the step the screen selected (see ``show``)."""
 
     TITLE: ClassVar[str] = ""
-    RENDERS_BLOCKS: ClassVar[bool] = False
-    """Whether render_step returns Blocks keyed by the pane itself; otherwise the whole content is
-    one block keyed by the step's view key (rendered once per step and width)."""
     DEFAULT_CSS = (
-        "Pane { border: round $border-blurred; padding: 0 0 0 1; height: 1fr; " + GUTTER_CSS + " }"
-        " Pane:focus { border: round $border; }"
+        # Titles in the theme's muted text colour, not the (nearly background) blurred border's.
+        "Pane { border: round $border-blurred; padding: 0 0 0 1; height: 1fr;"
+        " border-title-color: $text-muted; border-subtitle-color: $text-muted; }"
+        " Pane:focus { border: round $border; border-title-color: $foreground; }\n" + tone_css("Pane")
     )
-
-    # Only vertical scrolling: ←/→/Home/End stay the screen's step navigation even here.
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "scroll_up", "Scroll up", show=False),
-        Binding("down", "scroll_down", "Scroll down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(TONE_CLASSES)
 
     selected: reactive[int] = reactive(0, repaint=False)
     """Position of the selected step in the store, pushed down by the run screen."""
@@ -101,33 +116,13 @@ class Pane(GutterScrolling, can_focus=True, inherit_bindings=False):
         self.set_class(index == 0, "-active")
         self.border_title = self.TITLE
         self.shown: RenderableType = Text("")
-        self._key: tuple[object, ...] | None = None
-        self._lines: list[Strip] = []
-        self._lines_width: int | None = None  # the width _lines were rendered for
-        self._style = Style()
-        self._line_cache: dict[tuple[Hashable, int], list[Strip]] = {}
-        self._cache_style: Style | None = None  # the base style the cached lines were drawn over
-        # The first line shown and the width, worked out once per render_lines.
-        self._pass_lines = PassValue(lambda: (self.first_shown_line(), self.content_width))
+        """What the pane shows now, as one renderable (``plain`` prints it)."""
 
     def on_mount(self) -> None:
         self.show()
 
     def on_resize(self) -> None:
         self.show()
-        self.after_show()  # a height change (a status line came or went) moves the end too
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        if self.is_mounted:
-            self.call_later(self._restyle)
-
-    def _restyle(self) -> None:
-        # A new theme changes the background the lines were drawn over: draw them again (the
-        # line cache is dropped for a new base style). Focus and hover change no base style.
-        if self._lines_width is not None and self.rich_style != self._style:
-            self._key = None
-            self.show()
 
     def watch_active_pane(self, active: int) -> None:
         self.set_class(active == self.index, "-active")
@@ -146,6 +141,101 @@ class Pane(GutterScrolling, can_focus=True, inherit_bindings=False):
         if not steps:
             return None
         return steps[max(0, min(self.selected, len(steps) - 1))]
+
+    def show(self) -> None:
+        """Bring what the pane shows up to the selected step and the store; every pane overrides this."""
+        raise NotImplementedError(f"{type(self).__name__} must implement show")
+
+    def content(self, step: StepSummary) -> RenderableType:
+        """What the pane shows for ``step``, as one renderable; every pane overrides this."""
+        raise NotImplementedError(f"{type(self).__name__} must implement content")
+
+    def prepare(self, pos: int) -> Iterator[None]:
+        """Work ahead for the step at ``pos``, one piece per iteration, so that idle time can be
+        used a little at a time (see LinePane); a pane that draws itself has nothing to prepare."""
+        return iter(())
+
+    def plain(self, width: int = 100) -> str:
+        """What the pane shows now, as plain text (for tests and the e2e checks)."""
+        console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
+        console.print(self.shown)
+        return console.export_text()
+
+
+class PaneFactory(Protocol):
+    """What the run screen builds a pane from: a Pane class, or one with arguments bound."""
+
+    @property
+    def TITLE(self) -> str:  # noqa: N802 - the Pane classes' own name for it
+        """The pane's title (its tab and its border)."""
+        ...
+
+    def __call__(self, store: RunStore, *, index: int = 0, id: str | None = None) -> Pane:
+        """A new pane over ``store``."""
+        ...
+
+
+class BoundPane(partial[Pane]):
+    """A Pane class with some of its arguments bound (``functools.partial``), keeping its TITLE,
+    for panes that need more than the store (a memory root, a skill database)."""
+
+    @property
+    def TITLE(self) -> str:  # noqa: N802 - the Pane classes' own name for it
+        """The bound class's title."""
+        func: Any = self.func
+        return str(func.TITLE)
+
+
+class LinePane(Pane, GutterScrolling, inherit_bindings=False):
+    """A scrolling pane of lines rendered from its content, re-rendered when the step or the store
+    changes; rendered blocks are kept in an LRU cache (dropped when the theme changes)."""
+
+    RENDERS_BLOCKS: ClassVar[bool] = False
+    """Whether render_step returns Blocks keyed by the pane itself; otherwise the whole content is
+    one block keyed by the step's view key (rendered once per step and width)."""
+    DEFAULT_CSS = "LinePane { " + GUTTER_CSS + " }"
+
+    # Only vertical scrolling: ←/→/Home/End stay the screen's step navigation even here.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "scroll_up", "Scroll up", show=False),
+        Binding("down", "scroll_down", "Scroll down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+    ]
+
+    def __init__(self, store: RunStore, *, index: int = 0, id: str | None = None) -> None:
+        super().__init__(store, index=index, id=id)
+        self._key: tuple[object, ...] | None = None
+        self._lines: list[Strip] = []
+        self._lines_width: int | None = None  # the width _lines were rendered for
+        self._style = Style()
+        self._line_cache: LRUCache[tuple[Hashable, int], list[Strip]] = LRUCache(LINE_CACHE_BLOCKS)
+        # The base style and theme the cached lines were drawn with (tones come from the theme).
+        self._cache_style: tuple[Style, str] | None = None
+        # The first line shown and the width, worked out once per render_lines.
+        self._pass_lines = PassValue(lambda: (self.first_shown_line(), self.content_width))
+
+    def on_resize(self) -> None:
+        self.show()
+        self.after_show()  # a height change (a status line came or went) moves the end too
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        if self.is_mounted:
+            self.call_later(self._restyle)  # once every ancestor has its new styles too
+
+    def _restyle(self) -> None:
+        # A new theme changes the background the lines were drawn over and the tones: drop the
+        # cached lines and draw them again. Focus and hover change neither.
+        if self._cache_style is not None and self._style_key() != self._cache_style:
+            self._line_cache.clear()
+            self._cache_style = None
+            if self._lines_width is not None:
+                self._key = None
+                self.show()
+
+    def _style_key(self) -> tuple[Style, str]:
+        return self.rich_style, self.app.theme  # rich_style walks every ancestor: looked up once
 
     def view_key(self, step: StepSummary | None) -> tuple[object, ...]:
         """What the pane's content depends on; the pane re-renders only when this changes."""
@@ -196,11 +286,11 @@ class Pane(GutterScrolling, can_focus=True, inherit_bindings=False):
     def _render_context(self, width: int) -> tuple[Console, ConsoleOptions, Style]:
         console = self.app.console
         options = console.options.update(width=width, min_width=width, max_width=width, height=None)
-        style = self.rich_style  # looked up once: it walks every ancestor's styles
-        if style != self._cache_style:
+        key = self._style_key()
+        if key != self._cache_style:
             self._line_cache.clear()  # the lines were drawn over another base style (a new theme)
-            self._cache_style = style
-        return console, options, style
+            self._cache_style = key
+        return console, options, key[0]
 
     def _block_lines(
         self, block: Block, width: int, context: tuple[Console, ConsoleOptions, Style]
@@ -209,22 +299,17 @@ class Pane(GutterScrolling, can_focus=True, inherit_bindings=False):
         key = block.key
         console, options, style = context
         if key is not None:
-            cached = self._line_cache.pop((key, width), None)
+            cached = self._line_cache.get((key, width))  # and now the most recently used
             if cached is not None:
-                self._line_cache[(key, width)] = cached  # now the most recently used
                 return cached
         lines = [Strip(line, width) for line in render_block(console, block.renderable, options, style)]
         if key is not None:
-            self._line_cache[(key, width)] = lines
-            if len(self._line_cache) > LINE_CACHE_BLOCKS:
-                self._line_cache.pop(next(iter(self._line_cache)))
+            self._line_cache.set((key, width), lines)  # the least recently used goes when full
         return lines
 
     def prepare(self, pos: int) -> Iterator[None]:
         """Render the cached blocks of the step at ``pos`` ahead of time, one block per iteration
-        (so that idle time can be used a little at a time): showing that step later finds them.
-
-        A pane that draws itself otherwise (the disk browsers) has nothing to prepare."""
+        (so that idle time can be used a little at a time): showing that step later finds them."""
         width = self._lines_width
         steps = self.store.steps
         if width is None or not self.is_mounted or not self.display or not isinstance(self.shown, Blocks):
@@ -326,76 +411,6 @@ class Pane(GutterScrolling, can_focus=True, inherit_bindings=False):
         """What the pane shows for ``step`` (Blocks when RENDERS_BLOCKS); every pane overrides this."""
         raise NotImplementedError(f"{type(self).__name__} must implement render_step")
 
-    def plain(self, width: int = 100) -> str:
-        """What the pane shows now, as plain text (for tests and the e2e checks)."""
-        console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
-        console.print(self.shown)
-        return console.export_text()
-
 
 def _line_or_none(lines: list[Strip], index: int) -> Strip | None:
     return lines[index] if 0 <= index < len(lines) else None
-
-
-def render_block(
-    console: Console, renderable: RenderableType, options: ConsoleOptions, style: Style
-) -> list[list[Segment]]:
-    """``renderable`` as lines of exactly ``options.max_width`` cells over ``style``.
-
-    A one-line Text that fits (a title, a figure), alone or in a Group, skips Rich's wrapping,
-    which costs ten times more than the line itself; the result is the same as
-    ``console.render_lines``."""
-    width = options.max_width
-    if isinstance(renderable, Group) and all(
-        isinstance(part, Group) or (isinstance(part, Text) and part.end == "\n")
-        for part in renderable.renderables
-    ):
-        # Lines of a group of lines: each part on lines of its own, rendered as above.
-        return [
-            line for part in renderable.renderables for line in render_block(console, part, options, style)
-        ]
-    if (
-        isinstance(renderable, Text)
-        and renderable.justify in (None, "default")  # "left" pads inside the Text's own style
-        and options.justify in (None, "default")
-        and renderable.plain.isprintable()  # no newline, tab or control character to lay out
-        and renderable.cell_len <= width
-    ):
-        # Joined as Rich does before rendering: the Text's own style becomes a span under the rest.
-        line = Text("").join((renderable,))
-        segments = list(Segment.apply_style(line.render(console, end=""), style))
-        return [Segment.adjust_line_length(segments, width, style=style)]
-    return console.render_lines(renderable, options, style=style, pad=True)
-
-
-def kv(label: str, value: object, *, style: str = "") -> Text:
-    """A ``label value`` line with the label dimmed."""
-    line = Text(f"{label} ", style="dim")
-    line.append_text(inert(value, style))  # values come from the trace: shown inert
-    return line
-
-
-def bar(used: int, total: int, width: int) -> Text:
-    """A horizontal bar of ``used`` out of ``total`` in ``width`` cells."""
-    width = max(4, width)
-    filled = 0 if total <= 0 else max(0, min(width, round(width * used / total)))
-    out = Text("█" * filled, style="bold")
-    out.append("░" * (width - filled), style="dim")
-    return out
-
-
-BLOCKS = " ▁▂▃▄▅▆▇█"
-
-
-def sparkline(values: list[float], width: int) -> Text:
-    """``values`` squeezed into ``width`` cells (each cell the max of its bucket) as block characters."""
-    if not values or width <= 0:
-        return Text("")
-    buckets: list[float] = []
-    n = len(values)
-    cells = min(width, n)
-    for c in range(cells):
-        lo, hi = c * n // cells, max(c * n // cells + 1, (c + 1) * n // cells)
-        buckets.append(max(values[lo:hi]))
-    top = max(buckets) or 1.0
-    return Text("".join(BLOCKS[round(8 * v / top)] for v in buckets), style="bold")

@@ -7,14 +7,16 @@ from functools import partial
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tui.panes.base import Block, Blocks, Pane, bar, kv
+from tui.panes.base import Block, Blocks, LinePane
 from tui.panes.cost_chart import cost_charts
+from tui.panes.parts import bar, kv
 from tui.request_diff import budget_deltas, previous_budget_step, signed
 from tui.store import BUDGET_CATEGORIES, StepSummary
 from tui.text import inert
+from tui.widgets.tones import BOLD, DIM
 
 
-class BudgetPane(Pane):
+class BudgetPane(LinePane):
     """Max, used per category and available units; a sparkline of used units for every step."""
 
     TITLE = "Budget"
@@ -70,19 +72,20 @@ class BudgetPane(Pane):
             total_line.append(bar(used_total, max_units, width))
         lines.append(total_line)
         available = "?" if budget.available_units is None else budget.available_units
-        lines.append(kv(f"{'available':<13}", f"{available:>6}", style="green bold"))
+        lines.append(kv(f"{'available':<13}", f"{available:>6}", style=self.tone("good", BOLD)))
         return Group(*lines)
 
-    @staticmethod
-    def _delta(delta: int | None) -> Text:
+    def _delta(self, delta: int | None) -> Text:
         """A fixed-width ``Δ`` column: the change since the previous request, blank without one."""
         if delta is None:
             return Text(" " * 6)
-        style = "yellow" if delta > 0 else ("green" if delta < 0 else "dim")
+        style = self.tone("warn") if delta > 0 else (self.tone("good") if delta < 0 else DIM)
         return Text(f"{signed(delta):>5} ", style=style)
 
     def _legend(self) -> Group:
         """The whole run as charts: used units, tokens and latency per step, failed steps marked."""
         store = self.store
         unit = next((s.budget.unit for s in store.steps if s.budget is not None), "units")
-        return cost_charts(store.steps, max(8, self.content_width), store.used_series, unit)
+        return cost_charts(
+            store.steps, max(8, self.content_width), store.used_series, unit, failed=self.tone("bad", BOLD)
+        )

@@ -5,13 +5,14 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tui.panes.base import Pane, kv
+from tui.panes.base import LinePane
 from tui.panes.context import no_request_note, request_view
+from tui.panes.parts import kv
 from tui.store import StepSummary
 from tui.text import inert
 
 
-class CompactionPane(Pane):
+class CompactionPane(LinePane):
     """Receipts: id, policy, input exchange ids, output digest, declared losses."""
 
     TITLE = "Compaction"
@@ -33,7 +34,9 @@ class CompactionPane(Pane):
             parts.append(kv("  policy", r.policy_id))
             parts.append(kv("  inputs", ", ".join(r.input_exchange_ids) or "-"))
             parts.append(kv("  digest", r.output_digest))
-            parts.append(kv("  losses", "; ".join(r.declared_losses) or "none declared", style="yellow"))
+            parts.append(
+                kv("  losses", "; ".join(r.declared_losses) or "none declared", style=self.tone("warn"))
+            )
             if r.model_reference:
                 parts.append(kv("  model", r.model_reference))
         return Group(*parts)

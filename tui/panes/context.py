@@ -6,10 +6,12 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from qitos.trace.payloads import Contribution, ModelRequest, RequestView
-from tui.panes.base import Pane, kv
+from tui.panes.base import LinePane, Pane
+from tui.panes.parts import kv
 from tui.request_diff import ContributionMark, contribution_marks, previous_view, signed
 from tui.store import StepSummary
 from tui.text import inert
+from tui.widgets.tones import BOLD
 
 
 def request_view(pane: Pane, step: StepSummary) -> tuple[ModelRequest | None, RequestView | None]:
@@ -33,7 +35,7 @@ def no_request_note(pane: Pane, step: StepSummary) -> str:
     return f"step {step.step} sent no model request"
 
 
-class ContextPane(Pane):
+class ContextPane(LinePane):
     """Contributions with units, priority, required flag, selected or dropped, and the reason."""
 
     TITLE = "Context"
@@ -65,9 +67,12 @@ class ContextPane(Pane):
         # Contributions the previous request had and this one lacks: named, so nothing vanishes.
         for cid, mark in marks.items():
             if mark.mark == "gone":
-                gone = Text("− ", style="red")
+                gone = Text("− ", style=self.tone("bad"))
                 gone.append_text(inert(cid, "dim strike"))
-                gone.append(f"  gone · {'?' if mark.units is None else mark.units} units before", style="red")
+                gone.append(
+                    f"  gone · {'?' if mark.units is None else mark.units} units before",
+                    style=self.tone("bad"),
+                )
                 rows.append(gone)
         summary = kv("selected", f"{chosen} units · dropped {dropped} units", style="bold")
         sel = len(view.selected_exchange_ids)
@@ -79,10 +84,9 @@ class ContextPane(Pane):
         )
         return Group(head, summary, kv("exchanges", f"{sel} selected, {omitted} omitted"), versus, *rows)
 
-    @staticmethod
-    def _row(c: Contribution, mark: ContributionMark | None = None) -> Text:
+    def _row(self, c: Contribution, mark: ContributionMark | None = None) -> Text:
         """One contribution: mark, id, units, priority, required, source, then the reason."""
-        row = Text("✓ " if c.selected else "✗ ", style="green" if c.selected else "red")
+        row = Text("✓ " if c.selected else "✗ ", style=self.tone("good") if c.selected else self.tone("bad"))
         row.append_text(inert(c.contribution_id, "bold" if c.selected else "dim"))
         units = "?" if c.units is None else c.units
         priority = "?" if c.priority is None else c.priority
@@ -90,9 +94,9 @@ class ContextPane(Pane):
         if mark is not None:
             # What changed since the previous request: new, or changed by so many units.
             label = mark.mark if mark.delta is None else f"{mark.mark} {signed(mark.delta)}"
-            row.append(f" · {label}", style="bold cyan" if mark.mark == "new" else "bold yellow")
+            row.append(f" · {label}", style=self.tone("info" if mark.mark == "new" else "warn", BOLD))
         if c.required:
-            row.append(" · required", style="bold yellow")
+            row.append(" · required", style=self.tone("warn", BOLD))
         row.append_text(inert(f" · {c.source}", "dim"))
         row.append_text(inert(f"\n    {'selected' if c.selected else 'dropped'}: {c.reason}", "italic dim"))
         return row

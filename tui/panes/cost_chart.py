@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from rich.console import Group
+from rich.style import StyleType
 from rich.text import Text
 
-from tui.panes.base import BLOCKS
+from tui.panes.parts import BLOCKS
 from tui.store import StepSummary
 
 
@@ -51,22 +52,28 @@ def axis(steps: Sequence[StepSummary], width: int) -> Text:
     return Text(line, style="dim")
 
 
-def failures(steps: Sequence[StepSummary], width: int) -> Text | None:
+def failures(steps: Sequence[StepSummary], width: int, style: StyleType = "bold") -> Text | None:
     """``✗`` under each cell that holds a failed step; None when no step failed."""
     if not steps or all(s.ok for s in steps):
         return None
     marks = "".join(
         "✗" if any(not s.ok for s in steps[lo:hi]) else " " for lo, hi in bucket_bounds(len(steps), width)
     )
-    line = Text(marks, style="bold red")
+    line = Text(marks, style=style)
     line.append("  ✗ failed", style="dim")
     return line
 
 
 def cost_charts(
-    steps: Sequence[StepSummary], width: int, series: Callable[[], list[float]], unit: str
+    steps: Sequence[StepSummary],
+    width: int,
+    series: Callable[[], list[float]],
+    unit: str,
+    *,
+    failed: StyleType = "bold",
 ) -> Group:
-    """Used budget units, tokens and latency per step over the whole run, failed steps marked."""
+    """Used budget units, tokens and latency per step over the whole run, failed steps marked
+    (in ``failed``)."""
     parts: list[Text] = []
     used = series()
     if any(used):
@@ -79,7 +86,7 @@ def cost_charts(
         parts.extend(chart("latency per step", latency, width, "ms"))
     if not parts:
         return Group(Text("no step of this run recorded a budget, tokens or latency", style="dim"))
-    marks = failures(steps, width)
+    marks = failures(steps, width, failed)
     if marks is not None:
         parts.append(marks)
     parts.append(axis(steps, width))

@@ -11,13 +11,13 @@ import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from datetime import datetime
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.text import Text
 from textual import events, on, work
 from textual.binding import Binding, BindingType
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
@@ -29,12 +29,13 @@ from qitos.trace.payloads import ModelResponse, ToolCall, ToolResult, payload_of
 from tui.event_kinds import ERROR, FILTERS, RETRY
 from tui.panes.base import GUTTER_COLUMNS, Pane
 from tui.search import matching_events
-from tui.store import format_action, short
+from tui.store import StepSummary, format_action, short
 from tui.text import inert_line
-from tui.widgets.scroll_gutter import thumb_rows
+from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling, thumb_rows
 from tui.widgets.scrolling import set_virtual_size
 
 HEADER = "   event  step      +time  kind              latency  tokens  what"
+STEP_ROWS = 50  # content(step) shows this many of the step's events at most
 
 
 def _seconds(ts: object) -> float | None:
@@ -70,17 +71,22 @@ def summary(event: RunEvent) -> str:
     return ""
 
 
-class EventsPane(Pane):
+class EventsPane(Pane, GutterScrolling, inherit_bindings=False):
     """The run's events as a filterable timeline; t cycles the kind filter, T filters by text."""
 
     TITLE = "Events"
     COMPONENT_CLASSES: ClassVar[set[str]] = {"events--cursor", "events--error", "events--head"}
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        "EventsPane { "
+        + GUTTER_CSS
+        + " }"
+        + """
     EventsPane > .events--cursor { background: $accent 40%; }
     EventsPane:focus > .events--cursor { background: $accent; color: $text; }
     EventsPane > .events--error { color: $error; }
     EventsPane > .events--head { color: $text-muted; text-style: bold; }
     """
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "move(-1)", "Prev event", show=False),
         Binding("down", "move(1)", "Next event", show=False),
@@ -108,12 +114,16 @@ class EventsPane(Pane):
     class Filtered(Message):
         """A text filter found these events (``start`` .. ``stop`` scanned), for ``query``."""
 
+        # The field shadows Message.stop(), which Textual calls on a message its sender's parent
+        # gets: harmless while the pane posts it to itself; renaming it is the pane owner's call.
+        stop: int  # type: ignore[assignment]
+
         def __init__(self, query: str, kinds: int, start: int, stop: int, found: list[int]) -> None:
             super().__init__()
             self.query, self.kinds, self.start, self.stop, self.found = query, kinds, start, stop, found
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # the base class's arguments, passed on
+        super().__init__(*args, **kwargs)
         self.rows: Sequence[int] = range(0)
         self._scanned = 0  # events the current text filter has looked at
         self._matched: list[int] = []
@@ -121,6 +131,7 @@ class EventsPane(Pane):
         self._start: float | None = None  # the first event's time
         self._start_known = False
         self.filtering = False
+        self._cursor_at_step = True  # the cursor is where the selected step put it (not moved by hand)
 
     # ---- rows --------------------------------------------------------------------------------
     def _kind_indices(self, count: int) -> Sequence[int]:
@@ -170,7 +181,27 @@ class EventsPane(Pane):
         (or the next one the filters show)."""
         step = self.step
         if step is not None and self.rows:
-            self.cursor = min(len(self.rows) - 1, bisect_left(self.rows, step.first))
+            cursor = min(len(self.rows) - 1, bisect_left(self.rows, step.first))
+            # Where the view stands depends on the step alone, not on where the cursor or the
+            # row count were before (a live run's events arrive in batches of any size): the
+            # step's first event on the last row, or the first screenful.
+            self.scroll_to(y=max(0, cursor - self._row_height() + 1), animate=False, immediate=True)
+            self.cursor = cursor
+            self._cursor_at_step = True
+            self.refresh()
+
+    def _row_height(self) -> int:
+        """How many event rows the pane shows (its height less the header row)."""
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def on_resize(self) -> None:
+        self.show()
+        # A new height (the first layout, a status line that came or went): the view stands
+        # where the step puts it again, or, once the user moved the cursor, keeps it in view.
+        if self._cursor_at_step:
+            self._cursor_to_step()
+        else:
+            self.watch_cursor(self.cursor)
 
     def watch_kind_filter(self) -> None:
         self._restart_text_filter()
@@ -181,7 +212,7 @@ class EventsPane(Pane):
         self.show()
 
     def watch_cursor(self, cursor: int) -> None:
-        height = max(1, self.scrollable_content_region.height - 1)  # less the header row
+        height = self._row_height()
         top = int(self.scroll_y)
         if cursor < top:
             self.scroll_to(y=cursor, animate=False, immediate=True)
@@ -234,6 +265,7 @@ class EventsPane(Pane):
         """Move the cursor by ``delta`` rows."""
         if self.rows:
             self.cursor = max(0, min(len(self.rows) - 1, self.cursor + delta))
+            self._cursor_at_step = False
 
     def action_jump(self) -> None:
         """Go to the step of the event under the cursor."""
@@ -270,16 +302,16 @@ class EventsPane(Pane):
         row = offset.y - 1 + int(self.scroll_y)
         if 0 <= row < len(self.rows):
             self.cursor = row
+            self._cursor_at_step = False
 
     # ---- drawing -----------------------------------------------------------------------------
-    def _ensure_rendered(self) -> None:
-        """Nothing to render ahead: rows are drawn as they are asked for."""
+    @property
+    def content_width(self) -> int:
+        """The width of a row: the pane's, less the scroll gutter."""
+        return max(1, self.scrollable_content_region.width - GUTTER_COLUMNS)
 
     def gutter_thumb(self) -> range:
         return thumb_rows(self.scrollable_content_region.height, len(self.rows) + 1, self.scroll_y)
-
-    def first_shown_line(self) -> int:
-        return int(self.scroll_y)
 
     def _start_time(self) -> float | None:
         if not self._start_known and self.store.event_count:
@@ -322,9 +354,6 @@ class EventsPane(Pane):
             style += self.get_component_rich_style("events--cursor")
         return Strip([Segment(text[:width].ljust(width), style), *gutter], width + GUTTER_COLUMNS)
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        return super(Pane, self).render_lines(crop)
-
     def plain(self, width: int = 100) -> str:
         """The rows on screen as plain text (for tests)."""
         top = int(self.scroll_y)
@@ -333,6 +362,8 @@ class EventsPane(Pane):
             lines.append(self.row_text(self.rows[row])[0])
         return "\n".join(line[:width] for line in lines) + "\n"
 
-    def render_step(self, step: object) -> Text:
-        """Unused: the timeline draws its own rows (see render_line)."""
-        return Text("")
+    def content(self, step: StepSummary) -> Text:
+        """The events of ``step`` as the timeline draws their rows (at most a screenful's worth)."""
+        last = min(step.last, step.first + STEP_ROWS - 1, self.store.event_count - 1)
+        rows = [self.row_text(index)[0] for index in range(step.first, last + 1)]
+        return Text("\n".join([HEADER, *rows]))

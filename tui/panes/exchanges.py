@@ -8,7 +8,6 @@ from functools import partial
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.strip import Strip
@@ -26,10 +25,11 @@ from qitos.trace.payloads import (
     request_view,
 )
 from tui.failures import attempt_text, error_line, latency_text
-from tui.panes.base import Block, Blocks, Pane
+from tui.panes.base import Block, Blocks, LinePane
 from tui.request_diff import MessageDiff, message_diff, message_key
 from tui.store import Exchange, StepSummary, format_action
 from tui.text import inert
+from tui.widgets.tones import BOLD, DIM, ITALIC
 
 FOLD_LINES = 6
 FOLD_CHARS = 400
@@ -37,11 +37,11 @@ FOLD_CHARS = 400
 # renders this many more each time, so every exchange is reachable while a step on a trace with a
 # hundred thousand exchanges renders only a screenful (each exchange a cached block of its own).
 SHOWN_EXCHANGES = 8
-DIM = Style(dim=True)
 # Stands in for a receipt where the history selection (the agent's History / HistoryPolicy), not a
 # compaction, left an exchange out of the request.
 HISTORY_POLICY = Receipt("history", "history policy", (), "", (), "")
-ROLE_STYLES = {"system": "magenta", "user": "cyan", "assistant": "green", "tool": "yellow"}
+ROLE_TONES = {"system": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
+"""The tone (tui.widgets.tones) each message role is drawn in."""
 
 
 def fold(text: str, expanded: bool) -> tuple[str, str | None]:
@@ -64,7 +64,7 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1, default=str)
 
 
-class ExchangesPane(Pane):
+class ExchangesPane(LinePane):
     """Messages by role, tool calls and results, usage; exchanges left out of this request dimmed."""
 
     TITLE = "Exchanges"
@@ -261,9 +261,9 @@ class ExchangesPane(Pane):
             self._counting += text.highlight_words([self.search_text], style="reverse", case_sensitive=False)
         return text
 
-    def _block(self, label: str, body: str, style: str, dim: bool) -> list[Text]:
+    def _block(self, label: str, body: str, tone: str | None, dim: bool) -> list[Text]:
         shown, note = fold(body, self.expanded)
-        head = inert(f"{label}: ", style=f"bold {style}")
+        head = inert(f"{label}: ", style=self.tone(tone, BOLD) if tone else BOLD)
         head.append(self._mark(inert(shown)))
         out = [head]
         if note:
@@ -297,15 +297,20 @@ class ExchangesPane(Pane):
         indices = [*(i for i in (ex.request, ex.response) if i is not None), *ex.tool_calls, *ex.tool_results]
         if self.raw:
             for i in sorted(indices):
-                lines.extend(self._block("event", as_text(self.store.load(i).to_dict()), "blue", dim))
+                lines.extend(self._block("event", as_text(self.store.load(i).to_dict()), "event", dim))
             return Group(*lines)
         if ex.request is not None:
             lines.extend(self._request_lines(ex, message_diff(self.store, ex)))
         if ex.response is not None:
             response = ModelResponse.read(self.store.load(ex.response).payload)
-            lines.extend(self._block("assistant", response.text, "green", dim))
+            lines.extend(self._block("assistant", response.text, "assistant", dim))
             for call in response.tool_calls:
-                lines.append(inert(f"  ⇒ {format_action(call)}", style="yellow dim" if dim else "yellow"))
+                lines.append(
+                    inert(
+                        f"  ⇒ {format_action(call)}",
+                        style=self.tone("tool", DIM) if dim else self.tone("tool"),
+                    )
+                )
             if response.usage.figures:
                 figures = ", ".join(f"{k} {v}" for k, v in response.usage.figures)
                 # The Engine estimated these (the model reported none): say so, never pass them off.
@@ -313,7 +318,7 @@ class ExchangesPane(Pane):
                 lines.append(inert(f"  {label}: {figures}", style="dim"))
         for i in ex.errors:
             # Each failed attempt where it happened: kind, attempt n of m, latency, retrying or not.
-            lines.append(inert("✗ " + error_line(self.store.load(i).payload), style="bold red"))
+            lines.append(inert("✗ " + error_line(self.store.load(i).payload), style=self.tone("bad", BOLD)))
         if ex.request is not None and ex.response is None and not ex.errors:
             live = self.store.display_status in ("live", "paused")
             note = "… waiting for the model's answer" if live else "no answer was recorded"
@@ -330,7 +335,7 @@ class ExchangesPane(Pane):
             lines: list[Text] = []
             for msg in messages:
                 role, body = msg.role, as_text(msg.content)
-                lines.extend(self._block(role, body, ROLE_STYLES.get(role, ""), False))
+                lines.extend(self._block(role, body, ROLE_TONES.get(role), False))
             return lines
         added = diff.added_keys
         tag = f" · new since #{diff.previous_number}"
@@ -340,14 +345,14 @@ class ExchangesPane(Pane):
             if key not in added and not self.whole:
                 continue
             label = msg.role + (tag if key in added else "")
-            lines.extend(self._block(label, as_text(msg.content), ROLE_STYLES.get(msg.role, ""), False))
+            lines.extend(self._block(label, as_text(msg.content), ROLE_TONES.get(msg.role), False))
         if not self.whole:
             if not diff.added:
                 lines.append(Text(f"  no message added since #{diff.previous_number}", style="dim italic"))
             for msg in diff.removed:
-                lines.extend(self._block(f"− removed {msg.role}", as_text(msg.content), "red", False))
+                lines.extend(self._block(f"− removed {msg.role}", as_text(msg.content), "bad", False))
             if diff.removed:
-                lines.append(inert(f"  removed by: {diff.removal_cause}", style="red italic"))
+                lines.append(inert(f"  removed by: {diff.removal_cause}", style=self.tone("bad", ITALIC)))
         return lines
 
     def _messages(self, index: int) -> tuple[Message, ...]:
@@ -359,7 +364,7 @@ class ExchangesPane(Pane):
             out: list[Text] = []
             for inv in action_results(p, paired=True):
                 label = f"tool {inv.tool_name} {inv.status or ''}"
-                out.extend(self._block(label, as_text(inv.output), "yellow", dim))
+                out.extend(self._block(label, as_text(inv.output), "tool", dim))
             return out
         result = ToolResult.read(p)
         label = f"tool {result.tool or '?'} {'ok' if result.ok else 'failed'}"
@@ -367,4 +372,4 @@ class ExchangesPane(Pane):
         if not result.ok or (result.attempts or 0) > 1:  # said when something went wrong on the way
             label += "".join(f" · {f}" for f in facts if f)
         body = result.result if result.ok else result.error
-        return self._block(label, as_text(body), "yellow" if result.ok else "red", dim)
+        return self._block(label, as_text(body), "tool" if result.ok else "bad", dim)

@@ -7,12 +7,13 @@ from rich.text import Text
 
 from qitos.trace.events import EventKind
 from qitos.trace.store_payloads import MemoryAppend, MemoryDelete, MemoryRecall
-from tui.panes.base import Pane, kv
+from tui.panes.base import LinePane
+from tui.panes.parts import kv
 from tui.store import StepSummary, short
 from tui.text import inert
 
 
-class MemoryPane(Pane):
+class MemoryPane(LinePane):
     """Recalls (query, records), appends and deletes recorded at the selected step."""
 
     TITLE = "Memory"
@@ -30,7 +31,8 @@ class MemoryPane(Pane):
                 recall = MemoryRecall.read(ev.payload)
                 parts.append(
                     inert(
-                        f"recall [{recall.namespace}] {short(recall.query or 'everything', 50)}", style="cyan"
+                        f"recall [{recall.namespace}] {short(recall.query or 'everything', 50)}",
+                        style=self.tone("info"),
                     )
                 )
                 for rec in recall.records:
@@ -41,10 +43,14 @@ class MemoryPane(Pane):
                 append = MemoryAppend.read(ev.payload)
                 chars = "?" if append.chars is None else append.chars
                 parts.append(
-                    inert(f"append {append.record_id} role={append.role} {chars} chars", style="green")
+                    inert(
+                        f"append {append.record_id} role={append.role} {chars} chars", style=self.tone("good")
+                    )
                 )
             else:
                 delete = MemoryDelete.read(ev.payload)
                 removed = "removed" if delete.removed else "absent"
-                parts.append(inert(f"delete {delete.record_id} [{delete.namespace}] {removed}", style="red"))
+                parts.append(
+                    inert(f"delete {delete.record_id} [{delete.namespace}] {removed}", style=self.tone("bad"))
+                )
         return Group(*parts)

@@ -7,12 +7,13 @@ from rich.text import Text
 
 from qitos.trace.events import EventKind
 from qitos.trace.store_payloads import SkillDeprecate, SkillPublish
-from tui.panes.base import Pane, kv
+from tui.panes.base import LinePane
+from tui.panes.parts import kv
 from tui.store import StepSummary, short
 from tui.text import inert
 
 
-class SkillsPane(Pane):
+class SkillsPane(LinePane):
     """Publications and deprecations from the run's events, marking those of the selected step."""
 
     TITLE = "Skills"
@@ -33,7 +34,7 @@ class SkillsPane(Pane):
                     skill = SkillPublish.read(ev.payload)
                     version = "?" if skill.version is None else skill.version
                     text = f"{here}step {s.step}: publish {skill.name} v{version} [{skill.namespace}]"
-                    line = inert(text, style="green")
+                    line = inert(text, style=self.tone("good"))
                     if skill.description:
                         line.append_text(inert(f" — {short(skill.description, 40)}", "dim"))
                 else:

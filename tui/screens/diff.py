@@ -280,11 +280,12 @@ class DiffScreen(Screen[None]):
         x, y = diff.pairs[pos]
         title = Text(f"pair {pos + 1} of {len(diff.pairs)}: ", style="bold")
         if left is None or right is None:
+            # A missing side's event goes with a missing step (x or y None): mypy cannot see that.
             only, facts = ("A", diff.a.steps[x]) if right is None else ("B", diff.b.steps[y])  # type: ignore[index]
             title.append(f"step {facts.step} only in run {only} (the other run has no such step here)")
             details = left or right or {}
             return Group(title, *(self._field(k, v) for k, v in details.items()))
-        title.append(f"A step {diff.a.steps[x].step} · B step {diff.b.steps[y].step}")  # type: ignore[index]
+        title.append(f"A step {diff.a.steps[x].step} · B step {diff.b.steps[y].step}")  # type: ignore[index]  # both sides here
         if not differences:
             title.append(" · the same", style="green")
         # Field by field, A above B: readable at 80 columns, where a table's columns are too narrow.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.reactive import reactive
@@ -23,20 +23,19 @@ from textual.worker import get_current_worker
 
 from tui.feed import EventFeed
 from tui.follow import follow_run
-from tui.gc_tuning import FrameFriendlyGC
+from tui.gc_tuning import app_tuning
 from tui.messages import EventsAvailable, FoldFinished, FoldProgress, FollowUpdate, ReaderOpened
 from tui.pacing import FoldPacer
 from tui.store import RunStore
 
 if TYPE_CHECKING:
+    from qitos.trace.reader import TraceReader
     from tui.live import LiveRun
 
 FIRST_PAINT_EVENTS = 400  # folded before the first frame; the rest folds in the background
-FOLD_CHUNK = 500  # events the background fold hands over at once
 FOLD_SLICE = 500  # events folded per turn of the UI thread (a few ms), so keys get in between
 PROGRESS_SECONDS = 0.1  # the shortest time between two fold progress updates
-FOLD_BACKLOG = 6000  # parsed events allowed to wait for the UI thread (memory bound)
-FOLD_YIELD_EVERY = 64  # events read between two looks at whether a key waits (< 1 ms)
+FOLD_BACKLOG = 2000  # parsed events allowed to wait for the UI thread (bounds the peak RSS)
 
 
 class FeedingScreen(Screen[None]):
@@ -59,7 +58,7 @@ class FeedingScreen(Screen[None]):
         self.replay = replay
         self.live = live
         self.feed = EventFeed(self._wake)
-        self.reader: Any = None  # the TraceReader, once opened (replay)
+        self.reader: TraceReader | None = None  # once opened (replay)
         self.notices: list[str] = []
         self._notice_sizes = (0, 0)  # how many reader and fold notices _sync_notices has seen
         self._dirty = False
@@ -71,7 +70,6 @@ class FeedingScreen(Screen[None]):
         self.follow_writes = False
         self.follow_result: str | None = None  # the status following ended with
         self._follow_stop = asyncio.Event()
-        self._gc = FrameFriendlyGC()
 
     def _wake(self) -> None:
         """Tell the UI thread that events wait in the feed (from any thread)."""
@@ -83,7 +81,6 @@ class FeedingScreen(Screen[None]):
 
     def start_feeding(self) -> None:
         """Begin folding: a replay paints its head now and folds the rest in the background."""
-        self._gc.start()
         self._schedule_flush()
         if self.replay is not None:
             # First paint from the head of the trace (see tui.replay); the reader is opened and
@@ -142,7 +139,7 @@ class FeedingScreen(Screen[None]):
         if drained:
             # The summaries live as long as the screen: out of the collector's young generation
             # with them, or every collection walks them all again (ms each).
-            self._gc.spare_long_lived()
+            app_tuning(self.app).spare_long_lived()
         return drained
 
     def _flush(self) -> None:
@@ -205,33 +202,32 @@ class FeedingScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="fold", exit_on_error=False, description="folding the trace")
     def fold_trace(self, start: int) -> None:
-        """Read every event after the first paint and hand it to the fold in chunks, with progress."""
+        """Read every event after the first paint and hand it to the fold in blocks, with progress.
+
+        The reader gives each block's lines as parsed objects (records), which the store folds as
+        it would their RunEvents: a RunEvent per line would cost as much as parsing it."""
+        assert self.reader is not None  # the fold starts once the reader is open
         worker = get_current_worker()
         total = len(self.reader)
-        chunk: list[Any] = []
         index = start
         reported = 0.0
-        for count, event in enumerate(self.reader.events(start), 1):
-            chunk.append(event)
-            if count % FOLD_YIELD_EVERY == 0 and self.pacer.keys_coming():
+        for index, records in self.reader.records(start):
+            if self.pacer.keys_coming():
                 # Keys first: the fold would hold the GIL half the time and halve the screen's
                 # speed, so it waits until the key's frame is drawn, and while keys keep coming
                 # (a key held down), until they pause: it goes on between bursts of keys.
                 self.pacer.wait_for_keys()
-            if len(chunk) >= FOLD_CHUNK:
-                if worker.is_cancelled:
-                    return
-                self.feed.push(chunk, index)
-                index += len(chunk)
-                chunk = []
-                if time.monotonic() - reported >= PROGRESS_SECONDS:
-                    reported = time.monotonic()
-                    self.post_message(FoldProgress(index, total))
-                # Back-pressure: parsed events are big; never let many wait for the UI thread.
-                while self.feed.pending > FOLD_BACKLOG and not worker.is_cancelled:
-                    time.sleep(0.005)
-        self.feed.push(chunk, index)
-        self.post_message(FoldFinished(index + len(chunk)))
+            if worker.is_cancelled:
+                return
+            self.feed.push(records, index)
+            index += len(records)
+            if time.monotonic() - reported >= PROGRESS_SECONDS:
+                reported = time.monotonic()
+                self.post_message(FoldProgress(index, total))
+            # Back-pressure: parsed events are big; never let many wait for the UI thread.
+            while self.feed.pending > FOLD_BACKLOG and not worker.is_cancelled:
+                time.sleep(0.005)
+        self.post_message(FoldFinished(max(index, start)))
 
     @on(FoldProgress)
     def _progress(self, message: FoldProgress) -> None:
@@ -243,7 +239,7 @@ class FeedingScreen(Screen[None]):
         self.fold_progress = ""
         # The fold's summaries live as long as the screen: keep the cyclic GC from walking them
         # again and again (a full collection over a big trace's summaries stalls keys).
-        self._gc.spare_long_lived()
+        app_tuning(self.app).spare_long_lived()
         self._start_follow(message.total)
 
     # ---- following a trace that is still being written ----------------------------------------
@@ -260,6 +256,7 @@ class FeedingScreen(Screen[None]):
     @work(exclusive=True, group="follow", exit_on_error=False, description="following the trace")
     async def follow_trace(self, start: int) -> None:
         """Fold events another process appends to the trace, until the run is finished."""
+        assert self.reader is not None  # following starts once the reader is open
         end = await follow_run(
             self.reader,
             start,
@@ -293,4 +290,4 @@ class FeedingScreen(Screen[None]):
     def on_unmount(self) -> None:
         # The watcher waits on a thread that only the stop event ends promptly.
         self._follow_stop.set()
-        self._gc.stop()
+        app_tuning(self.app).release()  # what this screen kept is garbage now

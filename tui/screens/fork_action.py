@@ -12,7 +12,6 @@ from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 
-from qitos.engine.replay import Recording, ReplayError, check_fork_step
 from tui.screens.pause_actions import PauseActionsScreen
 
 
@@ -21,6 +20,7 @@ class ForkActionScreen(PauseActionsScreen):
 
     # Listed by ? (help), not in the footer, which at 80 columns must keep q Quit.
     BINDINGS: ClassVar[list[BindingType]] = [Binding("f", "fork", "Fork at the selected step", show=False)]
+    export_dir: Path  # where the fork's exports go: set by RunScreen, the screen this is a base of
 
     def _fork_source(self) -> Path | None:
         """The run directory a fork re-runs: the replayed one, or a finished live run's trace."""
@@ -45,6 +45,8 @@ class ForkActionScreen(PauseActionsScreen):
         if factory is None or source is None or not self.store.steps:
             return
         step = self.store.steps[min(self.selected, len(self.store.steps) - 1)].step
+        from qitos.engine.replay import Recording, ReplayError, check_fork_step  # not for the first frame
+
         try:
             recording = Recording.load(source)
             check_fork_step(recording, step)

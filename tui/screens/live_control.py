@@ -7,16 +7,19 @@ takes effect at the next step boundary, and the Engine returns a snapshot that `
 from __future__ import annotations
 
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 
 from tui.failures import error_sentences
-from tui.gc_tuning import spare_long_lived
+from tui.gc_tuning import app_tuning
 from tui.messages import RunCrashed, RunReturned
 from tui.screens.dialogs import ErrorScreen
 from tui.screens.feeding import FeedingScreen
 from tui.store import ListSource
+
+if TYPE_CHECKING:
+    from qitos.trace.events import RunEvent
 
 EXPORT_NOTICE_SECONDS = 1.0
 
@@ -46,7 +49,7 @@ class LiveControlScreen(FeedingScreen):
         self.notices.insert(0, line)
         self.revision += 1
 
-    def _sink(self, event: Any) -> None:
+    def _sink(self, event: RunEvent) -> None:
         assert isinstance(self.store.source, ListSource)
         self.store.source.append(event)
         self.feed.push([event])
@@ -54,7 +57,7 @@ class LiveControlScreen(FeedingScreen):
     def _start_engine(self) -> None:
         # The app's widgets live as long as the run: freeze them out of the cyclic GC, which the
         # Engine's allocations would otherwise make walk the whole UI again and again.
-        spare_long_lived()
+        app_tuning(self.app).spare_long_lived()
         self.run_engine(resume=False)
 
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="running the agent")

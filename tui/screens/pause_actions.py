@@ -7,16 +7,20 @@ with the validation message and nothing about the run changes.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
-from qitos.engine.approval import PauseDecision, decision_problem
 from tui.pending import args_document, parse_document, pending_text, workspace_roots
 from tui.screens.live_control import LiveControlScreen
-from tui.screens.pause_dialogs import ChangeDialog, DenyDialog, PendingDialog
 from tui.take_text import edit_text, editor_command
+
+if TYPE_CHECKING:
+    from qitos.engine.approval import PauseDecision
+
+if TYPE_CHECKING:
+    from qitos.engine.runtime import RuntimeSnapshot
 
 DECIDED_BY = "person (qitos-tui)"
 
@@ -33,7 +37,7 @@ class PauseActionsScreen(LiveControlScreen):
     ]
 
     # ---- what is pending ------------------------------------------------------------------------
-    def _pending_snapshot(self) -> Any:
+    def _pending_snapshot(self) -> RuntimeSnapshot | None:
         """The snapshot of a run paused before acting with actions pending, else None."""
         live = self.live
         snapshot = live.snapshot if live is not None and not self.engine_running else None
@@ -41,7 +45,7 @@ class PauseActionsScreen(LiveControlScreen):
             return None
         return snapshot
 
-    def _pending_dicts(self, snapshot: Any) -> list[dict[str, Any]]:
+    def _pending_dicts(self, snapshot: RuntimeSnapshot) -> list[dict[str, Any]]:
         return [
             {"name": getattr(a, "name", str(a)), "args": getattr(a, "args", {})}
             for a in snapshot.pending_actions
@@ -72,11 +76,15 @@ class PauseActionsScreen(LiveControlScreen):
             if what in ("approve", "deny", "change"):
                 getattr(self, f"action_{what}")()
 
+        from tui.screens.pause_dialogs import PendingDialog  # the first frame needs no dialog
+
         self.app.push_screen(PendingDialog(self.pending_in_full()), chosen)
 
     # ---- the three decisions --------------------------------------------------------------------
     def action_approve(self) -> None:
         """Run the pending actions as they are."""
+        from qitos.engine.approval import PauseDecision  # the Engine's, loaded when it is needed
+
         if self._pending_snapshot() is not None:
             self.decide(PauseDecision.approve(by=DECIDED_BY), "approved: running the pending action(s)")
 
@@ -84,6 +92,9 @@ class PauseActionsScreen(LiveControlScreen):
         """Ask for a reason, then resume without running the pending actions."""
         if self._pending_snapshot() is None:
             return
+
+        from qitos.engine.approval import PauseDecision
+        from tui.screens.pause_dialogs import DenyDialog
 
         def denied(reason: str | None) -> None:
             if reason is not None:
@@ -113,6 +124,8 @@ class PauseActionsScreen(LiveControlScreen):
             if text is not None:
                 self._apply_change(text)
 
+        from tui.screens.pause_dialogs import ChangeDialog
+
         self.app.push_screen(ChangeDialog(self.pending_in_full(), document, self.change_problem), changed)
 
     def _edit_outside(self, editor: str, document: str) -> str | None:
@@ -126,6 +139,8 @@ class PauseActionsScreen(LiveControlScreen):
         snapshot = self._pending_snapshot()
         if snapshot is None or self.live is None:
             return "the run is no longer paused before acting"
+        from qitos.engine.approval import PauseDecision, decision_problem
+
         changes, problem = parse_document(text, len(snapshot.pending_actions))
         if problem is not None or changes is None:
             return problem
@@ -136,6 +151,8 @@ class PauseActionsScreen(LiveControlScreen):
         snapshot = self._pending_snapshot()
         if snapshot is None:
             return
+        from qitos.engine.approval import PauseDecision
+
         changes, _ = parse_document(text, len(snapshot.pending_actions))
         unchanged = {i: a for i, a in enumerate(self._pending_dicts(snapshot))}
         changes = {i: args for i, args in (changes or {}).items() if args != unchanged[i]["args"]}

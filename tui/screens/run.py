@@ -17,7 +17,7 @@ from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from tui.messages import SearchResults
-from tui.panes.base import Pane
+from tui.panes.base import Pane, PaneFactory
 from tui.panes.budget import BudgetPane
 from tui.panes.compaction import CompactionPane
 from tui.panes.context import ContextPane
@@ -39,7 +39,7 @@ from tui.widgets.step_list import StepList
 if TYPE_CHECKING:
     from tui.live import LiveRun
 
-PANES: tuple[type[Pane], ...] = (
+PANES: tuple[PaneFactory, ...] = (
     ExchangesPane,
     ContextPane,
     BudgetPane,
@@ -118,7 +118,7 @@ class RunScreen(ForkActionScreen):
         live: LiveRun | None = None,
         export_dir: Path | None = None,
         from_list: bool = False,
-        panes: tuple[type[Pane], ...] | None = None,
+        panes: tuple[PaneFactory, ...] | None = None,
     ) -> None:
         super().__init__(store, replay=replay, live=live)
         # The six panes; the app swaps in the disk-backed Memory / Skills browsers when it knows
@@ -189,7 +189,12 @@ class RunScreen(ForkActionScreen):
         if wide != self.has_class("-wide"):
             self.set_class(wide, "-wide")
             # Panes hidden in tabs skipped rendering; now they may all be on screen.
-            self.call_after_refresh(lambda: [pane.show() for pane in self.query(Pane)])
+            self.call_after_refresh(self._show_panes)
+
+    def _show_panes(self) -> None:
+        """Render every pane, as now laid out (after a resize or a zoom)."""
+        for pane in self.query(Pane):
+            pane.show()
 
     # ---- navigation --------------------------------------------------------------------------
     def _select(self, pos: int) -> None:
@@ -406,7 +411,7 @@ class RunScreen(ForkActionScreen):
         self.zoomed = pane.index if pane is not None else None
         self.set_class(pane is not None, "-zoom")
         # Panes hidden until now render once they are laid out at their new size.
-        self.call_after_refresh(lambda: [p.show() for p in self.query(Pane)])
+        self.call_after_refresh(self._show_panes)
 
     @on(EventsPane.Jump)
     def _jump(self, message: EventsPane.Jump) -> None:
@@ -419,6 +424,7 @@ class RunScreen(ForkActionScreen):
     def action_help(self) -> None:
         """Show every key, from the bindings."""
         rows = binding_rows(self)
+        binding: BindingType  # the panes' BINDINGS below may hold tuples too
         # The keys of the step list and of a pane work once they have the focus (Tab, 1-6):
         # listed too, whichever of them has it now.
         for where, widget_cls in (("step list", StepList), ("focused pane", Pane)):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -35,5 +35,5 @@ class PassValue(Generic[T]):
     def get(self) -> T:
         """The pass's value, or the value now when no pass is drawing."""
         if self._in_pass:
-            return self._value  # type: ignore[return-value]
+            return cast(T, self._value)  # during a pass it holds the computed T (None is a T then)
         return self._compute()

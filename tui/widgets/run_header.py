@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -9,23 +11,26 @@ from textual.widgets import Static
 from tui.failures import error_line
 from tui.store import RunStore, format_action
 from tui.text import inert
+from tui.widgets.tones import BOLD, ITALIC, TONE_CLASSES, Toned, tone_css
 
-STATUS_STYLES = {
-    "live": "bold green",
-    "paused": "bold yellow",
-    "finished": "bold cyan",
-    "failed": "bold red",
-    "interrupted": "bold magenta",
-    "stopped": "bold magenta",
+STATUS_TONES = {
+    "live": "good",
+    "paused": "warn",
+    "finished": "info",
+    "failed": "bad",
+    "interrupted": "stop",
+    "stopped": "stop",
 }
+"""The tone of each run status (tui.widgets.tones); drawn bold."""
 
 
-class RunHeader(Static):
+class RunHeader(Static, Toned):
     """Status (live, paused, finished, stopped, failed, interrupted), step id, tokens, model, run id."""
 
     DEFAULT_CSS = """
     RunHeader { height: 1; background: $panel; color: $foreground; padding: 0 1; }
-    """
+    """ + tone_css("RunHeader")
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(TONE_CLASSES)
 
     selected: reactive[int] = reactive(0)
     """Position of the selected step."""
@@ -48,11 +53,11 @@ class RunHeader(Static):
         store = self.store
         status = store.display_status
         line = Text()
-        line.append_text(
-            inert(f"● {status}", STATUS_STYLES.get(status, "bold"))
-        )  # a manifest may say anything
+        tone = STATUS_TONES.get(status)
+        status_style = self.tone(tone, BOLD) if tone else BOLD
+        line.append_text(inert(f"● {status}", status_style))  # a manifest may say anything
         if self.following:
-            line.append(" (following)", style=STATUS_STYLES.get(status, "bold"))
+            line.append(" (following)", style=status_style)
         steps = store.steps
         if steps:
             # The recorded step id, as the step list, `g`, Budget and export use it (ids count from
@@ -71,19 +76,20 @@ class RunHeader(Static):
         line.append_text(inert(f"  {store.model_id or 'model ?'}"))
         line.append_text(inert(f"  {store.run_id or '(no run id yet)'}", "bold"))
         if self.progress:
-            line.append_text(inert(f"  {self.progress}", "italic yellow"))
+            line.append_text(inert(f"  {self.progress}", self.tone("warn", ITALIC)))
         line.no_wrap = True
         line.overflow = "ellipsis"
         return line
 
 
-class StatusBar(Static):
+class StatusBar(Static, Toned):
     """Why the run is paused (own request or the agent's policy) and its pending action; notices."""
 
     DEFAULT_CSS = """
     StatusBar { height: auto; max-height: 4; padding: 0 1; background: $warning 20%; display: none; }
     StatusBar.-shown { display: block; }
-    """
+    """ + tone_css("StatusBar")
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(TONE_CLASSES)
 
     revision: reactive[int] = reactive(0)
     """Bumped whenever the store changes."""
@@ -109,6 +115,12 @@ class StatusBar(Static):
     def on_mount(self) -> None:
         self._refresh_content()
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        if self.is_mounted:
+            # A new theme has new tones: the bar's text is built again (and only then updated).
+            self.call_later(self._refresh_content)
+
     def _refresh_content(self) -> None:
         # A hidden widget is never rendered, so whether to show is decided here, not in render.
         content = self.content()
@@ -118,7 +130,7 @@ class StatusBar(Static):
         self.set_class(bool(content), "-shown")
         self.update(content)
 
-    def content(self) -> Text:
+    def content(self) -> Text:  # type: ignore[override]  # shadows Static.content (a property since Textual 8): a rename is the widget owner's call
         """The bar's text: the pause, reader notices, the latest note; empty when there is nothing."""
         out = Text()
         store = self.store
@@ -126,14 +138,14 @@ class StatusBar(Static):
             # The cause stays on screen, under the header, once the run has failed (the dialog
             # that said so first can be closed).
             where = f" at step {store.failure_step}" if store.failure_step is not None else ""
-            out.append(f"✗ failed{where}: ", style="bold red")
+            out.append(f"✗ failed{where}: ", style=self.tone("bad", BOLD))
             out.append_text(inert(error_line(store.failure)))
         pause = self.store.pause
         if pause is not None and self.store.display_status == "paused":
             if out:
                 out.append("\n")
             who = "the TUI's request (p/s)" if pause.own else f"the agent's policy {pause.policy_id}"
-            out.append("⏸ paused ", style="bold yellow")
+            out.append("⏸ paused ", style=self.tone("warn", BOLD))
             # The policy id, reason and pending actions come from the agent and the model: inert.
             out.append_text(inert(f"by {who} at step {pause.step} {pause.boundary}"))
             if pause.reason and not pause.reason.startswith(pause.policy_id):  # not just the id again
@@ -151,7 +163,7 @@ class StatusBar(Static):
             # The latest ruling on a pause (who, verdict, arguments, reason): agent and model text, inert.
             out.append_text(inert(("\n" if out else "") + f"⚖ {self.store.last_decision}", "italic"))
         for notice in self.notices[:3]:
-            out.append_text(inert(("\n" if out else "") + f"⚠ {notice}", "yellow"))
+            out.append_text(inert(("\n" if out else "") + f"⚠ {notice}", self.tone("warn")))
         if len(self.notices) > 3:
             out.append(f"\n  … {len(self.notices) - 3} more notices")
         if self.note:

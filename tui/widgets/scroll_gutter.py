@@ -10,7 +10,7 @@ scrolls to that point, as on a scrollbar.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -46,12 +46,15 @@ def offset_for(row: int, window: int, total: int) -> int:
 class GutterScrolling(ScrollView):
     """A ScrollView drawing its scroll position in its last column (see ``gutter_cell``)."""
 
+    SHOWS_GUTTER: ClassVar[bool] = True
+    """Whether the view draws the gutter (a subclass that keeps Textual's scrollbar says False:
+    then its last column is content, and a click there is a click on it)."""
     TRACK_WHEN_IT_FITS: ClassVar[bool] = True
     """Draw the track while everything fits (as ``overflow-y: scroll`` does), or leave it blank
     (as ``auto`` does)."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # the base class's arguments, passed on
+        super().__init__(*args, **kwargs)
         self._gutter_styles: dict[str, tuple[Style, Style]] = {}  # by theme
         self._dragging = False
         self._pass_thumb = PassValue(self.gutter_thumb)  # worked out once per render_lines
@@ -99,6 +102,8 @@ class GutterScrolling(ScrollView):
 
     def refresh_gutter(self, before: range) -> None:
         """Redraw the rows whose gutter cell changed since the thumb covered ``before``."""
+        if not self.SHOWS_GUTTER:
+            return
         after = self.gutter_thumb()
         if not self.TRACK_WHEN_IT_FITS and bool(before) != bool(after):
             self.refresh()  # the track comes or goes on every row
@@ -113,7 +118,7 @@ class GutterScrolling(ScrollView):
     def _gutter_row(self, event: events.MouseEvent) -> int | None:
         """The content row of a mouse event on the gutter column, else None."""
         offset = event.get_content_offset(self)
-        if offset is None or offset.x != self.scrollable_content_region.width - 1:
+        if not self.SHOWS_GUTTER or offset is None or offset.x != self.scrollable_content_region.width - 1:
             return None
         return offset.y
 

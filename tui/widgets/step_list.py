@@ -6,18 +6,17 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Region, Size
+from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 
 from tui.store import RunStore, StepSummary, format_action
 from tui.text import inert_line
+from tui.widgets.line_list import LineList
 from tui.widgets.render_pass import PassValue
-from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling
-from tui.widgets.scrolling import set_virtual_size
+from tui.widgets.scroll_gutter import GUTTER_CSS
 
 
 def step_cost(s: StepSummary) -> str:
@@ -31,8 +30,8 @@ def step_cost(s: StepSummary) -> str:
     return " ".join(parts)
 
 
-class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
-    """One line per step (step, phase, action, ok / error); a ScrollView so 100k steps cost nothing."""
+class StepList(LineList, inherit_bindings=False):
+    """One line per step (step, phase, action, ok / error); a LineList so 100k steps cost nothing."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "step-list--cursor",
@@ -60,8 +59,8 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
     ]
     # Scroll bindings are not inherited: ←/→/Home/End belong to the screen's step navigation.
 
+    SHOWS_GUTTER = True
     TRACK_WHEN_IT_FITS = False  # a short run's list shows no scroll track
-    # Not repainted wholesale: a moved cursor redraws its old and new rows only (watch_cursor).
     cursor: reactive[int] = reactive(0, always_update=True, repaint=False)
     """The selected row, pushed down by the run screen."""
     revision: reactive[int] = reactive(0, repaint=False)
@@ -78,21 +77,23 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
         super().__init__(id=id)
         self.store = store
         self.matches: set[int] = set()
-        self._shown_cursor = 0  # the row drawn as the cursor, to redraw when the cursor moves
         self._events_seen = 0  # the store's event count when the rows were last brought up to date
         self._rows_seen = 0
         self._digits = 0  # width of the step column
         self._row_styles: dict[tuple[bool, str], tuple[Style, Style, Style, Style]] = {}
-        self._pass = PassValue(self._row_context)
+        self._pass = PassValue(self._styles_for_rows)
 
-    def _sync_size(self) -> None:
-        # A growing run changes the row count at every flush: without a layout of the screen,
-        # unless the scrollbar has to come (see set_virtual_size).
-        set_virtual_size(self, Size(self.size.width, len(self.store.steps)))
+    def row_count(self) -> int:
+        """One row per step folded so far."""
+        return len(self.store.steps)
+
+    def pick(self, row: int) -> None:
+        """Ask the screen to select ``row``: the screen owns the selection and pushes it down."""
+        self.post_message(self.Selected(row))
 
     def watch_revision(self) -> None:
         thumb = self.gutter_thumb()
-        self._sync_size()
+        self.sync_size()
         self.refresh_gutter(thumb)  # more rows: a smaller thumb
         steps = self.store.steps
         seen, self._events_seen = self._events_seen, self.store.event_count
@@ -109,24 +110,6 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
         for row in range(top, min(len(steps), top + self.scrollable_content_region.height)):
             if row >= rows_seen or steps[row].last >= seen:
                 self.refresh_line(row)
-
-    def watch_cursor(self, cursor: int) -> None:
-        self._sync_size()
-        # Keep the cursor visible without animating: navigation must answer immediately.
-        top = int(self.scroll_offset.y)
-        height = max(1, self.scrollable_content_region.height)
-        previous, self._shown_cursor = self._shown_cursor, cursor
-        if cursor < top:
-            self.scroll_to(y=cursor, animate=False, immediate=True)
-        elif cursor >= top + height:
-            self.scroll_to(y=cursor - height + 1, animate=False, immediate=True)
-        else:
-            # Every row but two stays as it was: redraw only those (a whole-list redraw is most
-            # of what a key costs on a wide screen).
-            self.refresh_line(previous)
-            self.refresh_line(cursor)
-            return
-        self.refresh()
 
     def notify_style_update(self) -> None:
         self._row_styles.clear()  # the CSS changed
@@ -146,30 +129,10 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
             )
         return styles
 
-    def on_resize(self) -> None:
-        self._sync_size()
-
-    def action_move(self, delta: int) -> None:
-        """Ask the screen to move the selection by ``delta`` rows."""
-        if self.store.steps:
-            self.post_message(self.Selected(max(0, min(len(self.store.steps) - 1, self.cursor + delta))))
-
-    def on_click(self, event: events.Click) -> None:
-        offset = event.get_content_offset(self)  # the event's own x, y count the border too
-        if offset is None or self.in_gutter(event):
-            return  # the border, or the gutter (which scrolls: GutterScrolling)
-        row = offset.y + int(self.scroll_offset.y)
-        if 0 <= row < len(self.store.steps):
-            self.post_message(self.Selected(row))
-
     def render_lines(self, crop: Region) -> list[Strip]:
-        # What every row of one pass shares, looked up once (a far jump draws every row).
+        # The styles every row of one pass shares, looked up once (a far jump draws every row).
         with self._pass.during():
             return super().render_lines(crop)
-
-    def _row_context(self) -> tuple[int, int, tuple[Style, Style, Style, Style]]:
-        """The first row shown, the row width (the last column is the scroll gutter), the styles."""
-        return int(self.scroll_offset.y), self.scrollable_content_region.width - 1, self._styles_for_rows()
 
     def _mark(self, row: int, s: StepSummary) -> tuple[str, str]:
         """The row's mark and text: ✗ failed, ↻ retried, ⏸ paused before its action, … still
@@ -177,7 +140,7 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
         store = self.store
         last = row == len(store.steps) - 1
         if not s.ok:
-            return "✗", s.error if not s.action else s.action
+            return "✗", s.action or s.error or ""
         pause = store.pause
         if last and pause is not None and pause.step == s.step and store.display_status == "paused":
             pending = "; ".join(format_action(a) for a in pause.pending_actions)
@@ -188,13 +151,12 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
             return "↻", f"{s.action} (retried {s.retries}×)" if s.action else f"retried {s.retries}×"
         return "✓", s.action
 
-    def render_line(self, y: int) -> Strip:
-        top, width, (base, error, match, cursor) = self._pass.get()
-        row = y + top
+    def blank_row(self, width: int) -> Strip:
+        return Strip([Segment(" " * width, self._pass.get()[0])], width)
+
+    def render_row(self, row: int, width: int) -> Strip:
+        base, error, match, cursor = self._pass.get()
         steps = self.store.steps
-        gutter = self.gutter_cell(y)
-        if row >= len(steps):
-            return Strip([Segment(" " * width, base), gutter], width + 1)
         s = steps[row]
         mark, action = self._mark(row, s)
         digits = self._digits or len(str(steps[-1].step))
@@ -211,4 +173,4 @@ class StepList(GutterScrolling, can_focus=True, inherit_bindings=False):
             style += match
         if row == self.cursor:
             style += cursor
-        return Strip([Segment(text[:width].ljust(width), style), gutter], width + 1)
+        return Strip([Segment(text[:width].ljust(width), style)], width)

@@ -11,6 +11,7 @@ import ctypes
 import os
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 TEMP_PREFIX = ".tmp-"
@@ -62,6 +63,7 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
+_renameat2: Callable[..., int] | None
 try:
     _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
 except (OSError, AttributeError):  # not Linux, or a libc without renameat2

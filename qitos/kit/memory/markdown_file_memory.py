@@ -11,6 +11,7 @@ import errno
 import os
 import threading
 from collections import deque
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ class MarkdownFileMemory(Memory):
         self.max_in_memory = max_in_memory
         #: The label memory events carry.
         self.namespace: str = self.path.stem
-        self.clock = lambda: datetime.now(UTC).isoformat()
+        self.clock: Callable[[], str] = lambda: datetime.now(UTC).isoformat()
         self._records: deque[MemoryRecord] = deque(maxlen=max_in_memory)
         self._lock = threading.Lock()
 

@@ -74,7 +74,7 @@ class JsonDecisionParser(Parser):
         if "action" in data:
             action = data["action"]
             if isinstance(action, str):
-                args = next((data[k] for k in ("args", "action_input", "arguments") if k in data), {})
+                args: object = next((data[k] for k in ("args", "action_input", "arguments") if k in data), {})
                 return Decision.act([self._entry({"name": action, "args": args}, text)], rationale=rationale)
             return Decision.act([self._entry(action, text)], rationale=rationale)
         for key in ("actions", "tool_calls"):

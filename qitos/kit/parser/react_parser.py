@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from qitos.core.action import Action
 from qitos.core.decision import Decision
@@ -91,7 +92,7 @@ class ReActTextParser(Parser):
             raise parse_failure(self.name, f"cannot read the action: {exc}", text) from exc
         return self._action(name, args, text)
 
-    def _action_input(self, tool: str, raw: str, text: str) -> dict:
+    def _action_input(self, tool: str, raw: str, text: str) -> dict[str, Any]:
         raw = _unwrap(raw)
         if not raw:
             return {}

@@ -18,7 +18,9 @@ from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry.util.types import AttributeValue
 
 from qitos.trace.events import EventKind, RunEvent
 from qitos.trace.otel.values import integer, mapping, name_part, number, scalar, strings, text, ts_ns
@@ -214,7 +216,9 @@ class SpanBuilder:
     def _end_step(self, step: int) -> None:
         span, _ = self._steps.pop(step)
         for request_id, chat in list(self._chats.items()):
-            if chat.parent is not None and chat.parent.span_id == span.get_span_context().span_id:
+            # Only the SDK's spans know their parent; the API's Span interface does not say.
+            parent = chat.parent if isinstance(chat, ReadableSpan) else None
+            if parent is not None and parent.span_id == span.get_span_context().span_id:
                 chat.set_attribute("qitos.incomplete", True)
                 chat.end(end_time=self._step_last_ns[step])
                 del self._chats[request_id]
@@ -267,7 +271,8 @@ class SpanBuilder:
         reasons = _finish_reasons(p)
         if reasons:
             attrs[FINISH_REASONS] = reasons
-        calls = p.get("tool_calls") if isinstance(p.get("tool_calls"), list) else []
+        raw_calls = p.get("tool_calls")
+        calls: list[Any] = raw_calls if isinstance(raw_calls, list) else []
         names = [mapping(c).get("name") for c in calls]
         if names:
             attrs["qitos.response.tool_calls"] = strings(names)
@@ -371,15 +376,15 @@ class SpanBuilder:
                 stale.end(end_time=ns)
             self._upstream_chat[step] = span
         elif stage == "model_output":
-            span = self._upstream_chat.pop(step, None)
-            if span is not None:
+            waiting = self._upstream_chat.pop(step, None)
+            if waiting is not None:
                 if self.capture_content:
-                    self._output_messages(span, p.get("raw_output"), [], [])
-                span.end(end_time=ns)
+                    self._output_messages(waiting, p.get("raw_output"), [], [])
+                waiting.end(end_time=ns)
             else:
                 self._step(step, ns)
         elif stage == "decision_ready":
-            attrs = {"qitos.decision.mode": text(p.get("mode"))}
+            attrs: dict[str, AttributeValue] = {"qitos.decision.mode": text(p.get("mode"))}
             actions = p.get("actions")
             names = [mapping(a).get("name") for a in actions] if isinstance(actions, list) else []
             attrs["qitos.decision.actions"] = strings([n for n in names if n is not None])
@@ -453,7 +458,8 @@ class SpanBuilder:
         # Upstream records each call only here, after the fact, with its latency: the spans are
         # laid back to back, ending at this event, each as long as its recorded latency.
         items = [mapping(i) for i in invocations] if isinstance(invocations, list) else []
-        results = p.get("action_results") if isinstance(p.get("action_results"), list) else []
+        raw_results = p.get("action_results")
+        results: list[Any] = raw_results if isinstance(raw_results, list) else []
         end = ns
         planned = []
         for index in range(len(items) - 1, -1, -1):
@@ -475,7 +481,8 @@ class SpanBuilder:
     def _memory_recall(self, step: int, event: RunEvent, p: Mapping[str, Any], ns: int) -> None:
         self._steps_with_memory_events.add(step)
         ids = strings(p.get("record_ids"))
-        records = p.get("records") if isinstance(p.get("records"), list) else []
+        raw_records = p.get("records")
+        records: list[Any] = raw_records if isinstance(raw_records, list) else []
         span = self._memory_span(step, "search_memory", RETRIEVER, p.get("namespace"), ns)
         span.set_attribute(MEMORY_RESULT_COUNT, len(ids) if ids else len(records))
         span.set_attribute("qitos.memory.record_ids", ids)
@@ -536,7 +543,7 @@ class SpanBuilder:
 
     # ---- everything else ---------------------------------------------------------------------
     def _skill(self, step: int, event: RunEvent, p: Mapping[str, Any], ns: int) -> None:
-        attrs = {
+        attrs: dict[str, AttributeValue] = {
             "qitos.skill.name": text(p.get("name")),
             "qitos.skill.namespace": text(p.get("namespace")),
         }

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeAlias
 
 from qitos.kit.tool.library.base import (
     BaseToolLibrary,
@@ -48,7 +48,10 @@ from qitos.kit.tool.library.validation import (
 try:  # the `postgres` extra
     import psycopg
 except ImportError:  # pragma: no cover - exercised only where the extra is not installed
-    psycopg = None  # type: ignore[assignment]
+    psycopg = None  # type: ignore[assignment]  # None stands for "the optional extra is missing"
+
+#: A psycopg connection whose rows are plain tuples (psycopg's default row factory).
+_Connection: TypeAlias = "psycopg.Connection[tuple[Any, ...]]"
 
 __all__ = ["CHANNEL", "SCHEMA_VERSION", "PostgresToolLibrary", "ToolLibraryError", "is_postgres_url"]
 
@@ -168,7 +171,7 @@ class PostgresToolLibrary(BaseToolLibrary):
         #: ISO-8601 timestamp source for ``updated_at`` (inject a fixed clock in tests).
         self.clock: Callable[[], str] = lambda: datetime.now(UTC).isoformat()
         self._lock = threading.RLock()
-        self._conn: Any = _connect(dsn, readonly=False, connect_timeout=connect_timeout)
+        self._conn: _Connection | None = _connect(dsn, readonly=False, connect_timeout=connect_timeout)
         try:
             with _translate_errors():
                 self.schema = _init_schema(self._conn)
@@ -377,14 +380,14 @@ class PostgresToolLibrary(BaseToolLibrary):
         with self._lock, _translate_errors():
             return self._db().execute(sql, params).fetchall()
 
-    def _db(self) -> Any:
+    def _db(self) -> _Connection:
         """The open connection, or ToolLibraryError('closed')."""
         if self._conn is None:
             raise ToolLibraryError("closed")
         return self._conn
 
 
-def _connect(dsn: object, *, readonly: bool, connect_timeout: float) -> Any:
+def _connect(dsn: object, *, readonly: bool, connect_timeout: float) -> _Connection:
     """An autocommit connection (transactions are explicit); coded errors that never echo the DSN."""
     if psycopg is None:
         raise ImportError("PostgresToolLibrary needs psycopg: pip install 'qitos-tui[postgres]'")
@@ -409,7 +412,7 @@ def _connect(dsn: object, *, readonly: bool, connect_timeout: float) -> Any:
     return conn
 
 
-def _find_table(conn: Any, name: str) -> str | None:
+def _find_table(conn: _Connection, name: str) -> str | None:
     """The schema holding ``name`` as the connection's search_path resolves it, or None."""
     row = conn.execute(
         "SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
@@ -419,18 +422,19 @@ def _find_table(conn: Any, name: str) -> str | None:
     return row[0] if row else None
 
 
-def _check_version_row(conn: Any) -> None:
+def _check_version_row(conn: _Connection) -> None:
     """Refuse a library stamped with a schema version newer than this code (or none at all)."""
     row = conn.execute("SELECT value FROM qitos_library_meta WHERE key = 'schema_version'").fetchone()
     check_schema_version(row[0] if row else None, SCHEMA_VERSION)
 
 
-def _init_schema(conn: Any) -> str:
+def _init_schema(conn: _Connection) -> str:
     """Create the tables on first use, once, under a cross-process lock; return their schema."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
         if _find_table(conn, "qitos_library_meta") is None:
-            if conn.execute("SELECT current_schema()").fetchone()[0] is None:
+            current = conn.execute("SELECT current_schema()").fetchone()
+            if current is None or current[0] is None:
                 raise ToolLibraryError("storage_error")  # no schema to create the tables in
             for statement in _SCHEMA:
                 conn.execute(statement)
@@ -445,7 +449,7 @@ def _init_schema(conn: Any) -> str:
     return schema
 
 
-def _check_existing_schema(conn: Any) -> str:
+def _check_existing_schema(conn: _Connection) -> str:
     """For a read-only open: the tables must exist already, at a schema version this code knows."""
     schema = _find_table(conn, "qitos_skills")
     if schema is None or _find_table(conn, "qitos_library_meta") is None:

@@ -478,8 +478,8 @@ def _check_schema(conn: sqlite3.Connection) -> None:
 
 def _needs_fts_backfill(conn: sqlite3.Connection) -> bool:
     """Whether the FTS index is missing skills (count mismatch)."""
-    skills = conn.execute("SELECT count(*) FROM skills").fetchone()[0]
-    indexed = conn.execute("SELECT count(*) FROM skills_fts").fetchone()[0]
+    skills: int = conn.execute("SELECT count(*) FROM skills").fetchone()[0]
+    indexed: int = conn.execute("SELECT count(*) FROM skills_fts").fetchone()[0]
     return skills != indexed
 
 
