@@ -21,7 +21,8 @@ measured in the same run:
 - ``skills``: ``qitos-tui skills`` on N skills × 3 versions: Down → the next skill's title on
   screen. Peer: reading the catalogue (what each Down cost before); floor: reading one skill's versions.
 - ``runs``: ``qitos-tui replay FOLDER`` with N/10 runs: launch → the newest run's row, and → all
-  listed. Floor: the one-line Textual app; peer: a plain read of every manifest.
+  listed. Floor: the one-line Textual app; peer: a plain read of every manifest. In process: a
+  filter keystroke and a sort of the list (floor: the substring test alone).
 
 ``--source DIR`` launches the apps (and runs the appends) from another checkout, e.g. ``main``, to
 measure "before" on the same machine in the same way.
@@ -551,6 +552,41 @@ def bench_runs(work: Path, sizes: list[int], runs: int) -> None:
             f"peer: read every manifest {med(peer):.3f} s",
         )
     print(f"  replay FOLDER first rows, {growth(firsts)}")
+    if SOURCE is None:  # in process: this checkout's list (another checkout may not have it)
+        bench_run_view(work, sizes, runs)
+
+
+def bench_run_view(work: Path, sizes: list[int], runs: int) -> None:
+    """The run list's filter (a keystroke) and sort, in process: rows worked out again."""
+    from qitos.trace.runs import list_runs
+    from tui.run_view import COLUMNS, RunView
+
+    for n in sizes:
+        view = RunView()
+        view.add(list_runs(runs_folder(work, n)))
+        typed, sorted_, floor = [], [], []
+        for _ in range(runs):
+            for text in ("r", "ru", "run-0", "run-09"):
+                view.filter = text
+                start = time.perf_counter()
+                view.arrange()
+                typed.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                [r for r in view.rows if text in r.haystack]  # noqa: B018 - the floor: the test alone
+                floor.append(time.perf_counter() - start)
+            view.filter = ""
+            for column in range(len(COLUMNS)):
+                view.set_sort(column)
+                start = time.perf_counter()
+                view.arrange()
+                sorted_.append(time.perf_counter() - start)
+        row(
+            "run list: a filter keystroke (rows again)",
+            n,
+            f"{med(typed) * 1000:6.1f} ms",
+            f"floor: the substring test alone {med(floor) * 1000:.1f} ms",
+        )
+        row("run list: sort by a column", n, f"{med(sorted_) * 1000:6.1f} ms")
 
 
 def main() -> int:
