@@ -12,6 +12,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from qitos.core.memory import MemoryRecord
 from qitos.kit.memory import atomic
 from qitos.kit.memory.memdir_format import record_filename
@@ -111,3 +113,40 @@ def test_a_durable_write_through_a_held_directory_leaves_only_the_target(tmp_pat
     finally:
         os.close(dir_fd)
     assert [p.name for p in tmp_path.iterdir()] == ["target.md"]
+
+
+def test_an_append_flushes_the_record_then_renames_it_then_flushes_the_directory(
+    memdir: MemdirMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The crash-safety order of an append: the record's bytes reach the disk before its name does,
+    and its name before append returns; the derived index is never flushed."""
+    calls: list[tuple[str, str]] = []
+
+    def described(fd: int) -> str:
+        return os.readlink(f"/proc/self/fd/{fd}")
+
+    real_sync, real_fsync, real_replace = atomic._sync_data, os.fsync, os.replace
+
+    def sync_data(fd: int) -> None:
+        calls.append(("sync data", described(fd)))
+        real_sync(fd)
+
+    def fsync(fd: int) -> None:
+        calls.append(("fsync", described(fd)))
+        real_fsync(fd)
+
+    def replace(src, dst, **kwargs):  # type: ignore[no-untyped-def]  # a spy: the real rename runs
+        calls.append(("rename", f"{src} -> {dst}"))
+        real_replace(src, dst, **kwargs)
+
+    memdir.append(MemoryRecord("user", "warm up", 0))  # the first write also sweeps and fills the book
+    monkeypatch.setattr(atomic, "_sync_data", sync_data)
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    memdir.append(MemoryRecord("user", "kept", 1, record_id="kept"))
+    name = record_filename("kept")
+    kinds = [kind for kind, _ in calls]
+    assert kinds[:3] == ["sync data", "rename", "fsync"], calls
+    assert atomic.TEMP_PREFIX in calls[0][1] and calls[1][1].endswith(f"-> {name}"), calls
+    assert calls[2][1] == str(memdir.records_dir)
+    assert kinds.count("sync data") == 1 and kinds.count("fsync") == 1  # MEMORY.md is not flushed
