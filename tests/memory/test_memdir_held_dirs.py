@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from qitos.core.memory import MemoryRecord
-from qitos.kit.memory import atomic
+from qitos.kit.memory import atomic, flush
 from qitos.kit.memory.memdir_format import record_filename
 from qitos.kit.memory.memdir_memory import MemdirMemory
 
@@ -115,17 +117,24 @@ def test_a_durable_write_through_a_held_directory_leaves_only_the_target(tmp_pat
     assert [p.name for p in tmp_path.iterdir()] == ["target.md"]
 
 
-def test_an_append_flushes_the_record_then_renames_it_then_flushes_the_directory(
-    memdir: MemdirMemory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The crash-safety order of an append: the record's bytes reach the disk before its name does,
-    and its name before append returns; the derived index is never flushed."""
+def _spy_on_flushes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Record every data flush, rename and fsync from now on as (what, which file)."""
     calls: list[tuple[str, str]] = []
 
     def described(fd: int) -> str:
         return os.readlink(f"/proc/self/fd/{fd}")
 
-    real_sync, real_fsync, real_replace = atomic._sync_data, os.fsync, os.replace
+    real_range, real_sync, real_fsync, real_replace = (
+        flush._sync_file_range,
+        flush._sync_data,
+        os.fsync,
+        os.replace,
+    )
+
+    def sync_file_range(fd: int, offset: int, count: int, flags: int) -> int:
+        result = real_range(fd, offset, count, flags)
+        calls.append(("write out" if result == 0 else "write out refused", described(fd)))
+        return result
 
     def sync_data(fd: int) -> None:
         calls.append(("sync data", described(fd)))
@@ -139,14 +148,80 @@ def test_an_append_flushes_the_record_then_renames_it_then_flushes_the_directory
         calls.append(("rename", f"{src} -> {dst}"))
         real_replace(src, dst, **kwargs)
 
-    memdir.append(MemoryRecord("user", "warm up", 0))  # the first write also sweeps and fills the book
-    monkeypatch.setattr(atomic, "_sync_data", sync_data)
+    if real_range is not None:
+        monkeypatch.setattr(flush, "_sync_file_range", sync_file_range)
+    monkeypatch.setattr(flush, "_sync_data", sync_data)
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "replace", replace)
-    memdir.append(MemoryRecord("user", "kept", 1, record_id="kept"))
-    name = record_filename("kept")
+    return calls
+
+
+def _append_and_check_the_order(memory: MemdirMemory, monkeypatch: pytest.MonkeyPatch) -> str:
+    """One append's flushes: data once, then the rename, then the directory; return the data flush."""
+    memory.append(MemoryRecord("user", "warm up", 0))  # the first write also sweeps and fills the book
+    calls = _spy_on_flushes(monkeypatch)
+    memory.append(MemoryRecord("user", "kept", 1, record_id="kept"))
+    calls[:] = [call for call in calls if call[0] != "write out refused"]
     kinds = [kind for kind, _ in calls]
-    assert kinds[:3] == ["sync data", "rename", "fsync"], calls
-    assert atomic.TEMP_PREFIX in calls[0][1] and calls[1][1].endswith(f"-> {name}"), calls
-    assert calls[2][1] == str(memdir.records_dir)
-    assert kinds.count("sync data") == 1 and kinds.count("fsync") == 1  # MEMORY.md is not flushed
+    assert kinds[1:3] == ["rename", "fsync"], calls
+    assert atomic.TEMP_PREFIX in calls[0][1] and calls[1][1].endswith(f"-> {record_filename('kept')}"), calls
+    assert calls[2][1] == str(memory.records_dir)
+    # One flush of the data and one of the directory: MEMORY.md, being derived, is never flushed.
+    assert len([k for k in kinds if k in ("write out", "sync data")]) == 1 and kinds.count("fsync") == 1
+    assert memory.get("kept") is not None
+    return kinds[0]
+
+
+def test_an_append_writes_the_record_out_then_renames_it_then_flushes_the_directory(
+    memdir: MemdirMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The crash-safety order of an append: the record's bytes reach the disk before its name does,
+    and its name (with, on ext4, the data's metadata) before append returns."""
+    used = _append_and_check_the_order(memdir, monkeypatch)
+    one_commit = flush._sync_file_range is not None and flush._one_commit_here(os.stat(memdir.root).st_dev)
+    assert used == ("write out" if one_commit else "sync data")
+
+
+def test_off_ext4_an_append_fdatasyncs_the_record_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where a directory fsync is not known to carry the data's metadata (tmpfs here), the record
+    is fdatasynced before its rename: the textbook order."""
+    shm = Path("/dev/shm")
+    if (
+        not shm.is_dir()
+        or flush.filesystem_of(os.stat(shm).st_dev, Path("/proc/self/mountinfo").read_text()) != "tmpfs"
+    ):
+        pytest.skip("needs a tmpfs at /dev/shm")
+    root = Path(tempfile.mkdtemp(dir=shm))
+    try:
+        assert _append_and_check_the_order(MemdirMemory(str(root), create=True), monkeypatch) == "sync data"
+    finally:
+        shutil.rmtree(root)
+
+
+def test_a_failing_write_out_falls_back_to_fdatasync(
+    memdir: MemdirMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sync_file_range refused (a sandbox without it, say): the record is fdatasynced instead."""
+    monkeypatch.setattr(flush, "_sync_file_range", lambda fd, offset, count, flags: -1)
+    assert _append_and_check_the_order(memdir, monkeypatch) == "sync data"
+
+
+MOUNTINFO = """\
+22 27 0:21 / /proc rw,relatime - proc proc rw
+27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard
+40 27 254:0 /srv /mnt/with\\040space rw,relatime shared:3 master:1 - ext4 /dev/vda rw
+41 27 0:45 / /dev/shm rw,nosuid,nodev - tmpfs tmpfs rw
+42 27 8:17 / /data rw - xfs /dev/sdb1 rw,attr2
+"""
+
+
+def test_the_filesystem_of_a_device_is_read_from_mountinfo() -> None:
+    """Matched by major:minor, past the optional fields; an unknown device has no type."""
+    assert flush.filesystem_of(os.makedev(254, 0), MOUNTINFO) == "ext4"
+    assert flush.filesystem_of(os.makedev(0, 45), MOUNTINFO) == "tmpfs"
+    assert flush.filesystem_of(os.makedev(8, 17), MOUNTINFO) == "xfs"
+    assert flush.filesystem_of(os.makedev(9, 9), MOUNTINFO) is None
+    assert flush.filesystem_of(os.makedev(254, 0), "garbage line\n\n254:0 - \n") is None
+    assert flush.ONE_COMMIT_FILESYSTEMS == {"ext4"}  # xfs and the rest keep the textbook order

@@ -1,8 +1,8 @@
 """Crash-safe file primitives for on-disk memory: atomic replace, directory fsync, no-follow reads.
 
 A reader either sees the old file or the complete new one, never a torn write: the bytes go to a
-temporary file in the same directory, are flushed to disk (fdatasync), renamed over the target, and
-the directory is fsynced so the rename itself survives a power cut.
+temporary file in the same directory, are written to the disk (see :mod:`qitos.kit.memory.flush`),
+renamed over the target, and the directory is fsynced so the rename itself survives a power cut.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import time
 import weakref
 from pathlib import Path
 from typing import Any
+
+from qitos.kit.memory.flush import flush_data
 
 TEMP_PREFIX = ".tmp-"
 TEMP_SUFFIX = ".part"
@@ -44,8 +46,9 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
 def atomic_write_at(dir_fd: int, name: str, data: bytes, *, durable: bool = True) -> None:
     """Replace the entry ``name`` of the open directory ``dir_fd`` with ``data``, all or nothing.
 
-    The bytes go to a temp file in that directory, reach the disk (``durable``: fdatasync), are
-    renamed over ``name``, and the directory is fsynced so the rename survives a power cut too.
+    The bytes go to a temp file in that directory, reach the disk (``durable``: see
+    :func:`~qitos.kit.memory.flush.flush_data`), are renamed over ``name``, and the directory is
+    fsynced so the rename (and on ext4 the data's metadata with it) survives a power cut too.
     A writer that keeps ``dir_fd`` open saves opening the directory twice a write, and the temp
     file, the rename and the directory flush can only ever concern that one directory.
 
@@ -63,8 +66,8 @@ def atomic_write_at(dir_fd: int, name: str, data: bytes, *, durable: bool = True
             written = os.write(fd, view)
             view = view[written:]
         if durable:
-            # The data and the size it needs to be read back: what fsync adds (the times) is not.
-            _sync_data(fd)
+            # The data and the size it needs to be read back (what fsync adds, the times, is not).
+            flush_data(fd, dir_fd)
     except BaseException:
         os.close(fd)
         _unlink_quietly(tmp, dir_fd)
@@ -78,11 +81,8 @@ def atomic_write_at(dir_fd: int, name: str, data: bytes, *, durable: bool = True
         _unlink_quietly(tmp, dir_fd)
         raise
     if durable:
-        os.fsync(dir_fd)
+        os.fsync(dir_fd)  # never skipped: on ext4 it is also the commit that makes the data durable
 
-
-# fdatasync is Linux's (and most Unixes'); where Python lacks it, fsync does the same and more.
-_sync_data = getattr(os, "fdatasync", os.fsync)
 
 _RENAME_EXCHANGE = 2
 try:
