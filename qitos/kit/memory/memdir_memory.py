@@ -7,10 +7,10 @@ Layout of a memory root::
     <memory_dir>/records/<hash>.md    one record: front matter + text (see memdir_format)
 
 Every write is atomic (temp file, rename), so a writer killed at any instant leaves either the old
-or the new file, never a torn one; record writes are also durable (fdatasync the file, then fsync the
-directory, both held open). Recall scans ``records/`` on every call so
-edits, additions and deletions made by another process or an editor show at once; parsed files
-are cached only under a stat signature that cannot go stale (see ``RACY_MARGIN_NS``).
+or the new file, never a torn one; record writes are also durable (the data reaches the disk before
+the rename, the directory is fsynced after it; see ``flush``). Recall scans ``records/`` on every
+call so edits, additions and deletions made by another process or an editor show at once; parsed
+files are cached only under a stat signature that cannot go stale (see ``RACY_MARGIN_NS``).
 """
 
 from __future__ import annotations
