@@ -32,11 +32,12 @@ class Column:
 COLUMNS: tuple[Column, ...] = (
     Column("run", 48),
     Column("status", 11),
-    Column("task", 28),
+    # The short figures first: at 80 or 100 columns a filled task column must not push them off.
     Column("steps", 7, numeric=True),
     Column("tokens", 10, numeric=True),
     Column("errors", 6, numeric=True),
     Column("duration", 9, numeric=True),
+    Column("task", 28),
     Column("stop reason", 16),
     Column("model", 24),
     Column("updated", 16),
@@ -80,33 +81,26 @@ class ListedRow:
         errors = getattr(run, "errors", None)
         duration = getattr(run, "duration", None)
         updated = str(getattr(run, "updated_at", None) or "")[:16].replace("T", " ")
-        cells = tuple(
-            inert_line(value)
-            for value in (
-                getattr(run, "status", "") or "",
-                getattr(run, "task", None) or "",
-                "?" if steps is None else _figure(steps),
-                "?" if tokens is None else _figure(tokens),
-                _figure(errors),
-                format_duration(duration),
-                getattr(run, "stop_reason", None) or "",
-                getattr(run, "model_id", None) or "",
-                updated,
-            )
-        )
+        status = inert_line(getattr(run, "status", "") or "")
+        task = inert_line(getattr(run, "task", None) or "")
+        stop_reason = inert_line(getattr(run, "stop_reason", None) or "")
+        model = inert_line(getattr(run, "model_id", None) or "")
+        # Cell and sort key per column, by title: the order of COLUMNS alone decides the layout.
+        by_title: dict[str, tuple[str, Any]] = {
+            "status": (status, status.lower()),
+            "steps": ("?" if steps is None else _figure(steps), _number(steps)),
+            "tokens": ("?" if tokens is None else _figure(tokens), _number(tokens)),
+            "errors": (_figure(errors), _number(errors)),
+            "duration": (format_duration(duration), _number(duration)),
+            "task": (task, task.lower()),
+            "stop reason": (stop_reason, stop_reason.lower()),
+            "model": (model, model.lower()),
+            # The list's own order: newest first, then by id.
+            "updated": (inert_line(updated), (getattr(run, "updated_at", None) or "", run.run_id)),
+        }
         run_id = inert_line(run.run_id)
-        keys = (
-            run_id.lower(),
-            cells[0].lower(),
-            cells[1].lower(),
-            _number(steps),
-            _number(tokens),
-            _number(errors),
-            _number(duration),
-            cells[6].lower(),
-            cells[7].lower(),
-            (getattr(run, "updated_at", None) or "", run.run_id),  # the list's own order
-        )
+        cells = tuple(by_title[c.title][0] for c in COLUMNS[1:])
+        keys = (run_id.lower(), *(by_title[c.title][1] for c in COLUMNS[1:]))
         parent = getattr(run, "parent_run_id", None) or ""
         haystack = " ".join((run_id, *cells, inert_line(parent))).lower()
         return cls(run, cells, keys, haystack, cell_len(inert_line(run_label(run, 0))))

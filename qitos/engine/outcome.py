@@ -145,6 +145,9 @@ class OutcomeMixin:
             "final_result": jsonable(run.final_result),
             "steps": run.step_count,
             "token_usage": run.tokens,
+            # What a run list shows for every run, a plain-string task too (a Task adds task_result).
+            "task": task_label(run.task),
+            "elapsed_seconds": run.active_elapsed,
         }
         if run.failures or run.error is not None:
             # Every error is emitted as an event before it is kept as run.error, so the events list them all.
@@ -173,3 +176,14 @@ class OutcomeMixin:
             },
             metadata={"unevaluated_criteria": list(task.success_criteria)} if task.success_criteria else {},
         )
+
+
+TASK_LABEL_CHARS = 200  # a label for lists; the INIT event keeps the whole task
+
+
+def task_label(task: str | Task) -> str:
+    """The task in one line for a run list: a Task's id, else the task text's first line, cut short."""
+    if isinstance(task, Task):
+        return task.id
+    line = next((part.strip() for part in str(task).splitlines() if part.strip()), "")
+    return line if len(line) <= TASK_LABEL_CHARS else line[: TASK_LABEL_CHARS - 1] + "…"

@@ -113,11 +113,18 @@ def summary_from_manifest(run_dir: Path, manifest: dict[str, Any], problem: str 
 
 
 def _task_duration_errors(summary: dict[str, Any]) -> tuple[str | None, float | None, int | None]:
-    """The task id, active seconds and failure count a manifest summary holds (ours and upstream's
-    write ``task_result`` for a Task, upstream ``task_meta`` too, and ``failure_report`` on failures)."""
+    """The task, active seconds and failure count a manifest summary holds (ours and upstream's
+    write ``task_result`` for a Task, upstream ``task_meta`` too, and ``failure_report`` on failures;
+    ours also ``task`` and ``elapsed_seconds`` for every run, a plain-string task included)."""
     result = as_dict(summary.get("task_result"))
-    task = as_str(result.get("task_id")) or as_str(as_dict(summary.get("task_meta")).get("task_id"))
+    task = (
+        as_str(result.get("task_id"))
+        or as_str(as_dict(summary.get("task_meta")).get("task_id"))
+        or as_str(summary.get("task"))
+    )
     duration = as_float(as_dict(result.get("metrics")).get("elapsed_seconds"))
+    if duration is None:
+        duration = as_float(summary.get("elapsed_seconds"))
     if duration is not None and duration < 0:
         duration = None
     report = summary.get("failure_report")

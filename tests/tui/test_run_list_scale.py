@@ -208,7 +208,7 @@ async def test_s_cycles_the_sort_column_and_S_flips_it(runs_dir: Path) -> None:
         await pilot.press("S")
         await pilot.pause()
         assert "run ▼" in table.header_text() and _ids(screen)[0] == "run_hostile"
-        await pilot.press("s", "s")  # run → status → task
+        await pilot.press("s", "s", "s", "s", "s", "s")  # run → status, steps, tokens, errors, duration, task
         await pilot.pause()
         assert "task ▲" in table.header_text()
         tasks = [
