@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import json
 import mmap
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,16 +21,23 @@ from pathlib import Path
 from typing import Any
 
 from qitos.trace.events import EventKind, RunEvent, Stage
-from qitos.trace.fields import as_dict, as_text, as_texts
-from qitos.trace.parse import event_from_line, load_manifest, open_trace_file, trace_file_problem
+from qitos.trace.fields import INT_LIMIT, as_dict, as_text, as_texts
+from qitos.trace.parse import (
+    event_from_line,
+    load_manifest,
+    open_trace_file,
+    parse_object,
+    trace_file_problem,
+)
 from qitos.trace.payloads import (
     Decision,
     ModelRequest,
-    ModelResponse,
     ToolCall,
     ToolResult,
     action_results,
     payload_of,
+    response_tool_calls,
+    response_usage,
     stage_of,
 )
 from tui.store import short
@@ -37,6 +45,9 @@ from tui.store import short
 _PHASE = re.compile(rb'"phase"\s*:\s*"([A-Za-z_]{1,40})"')
 _STEP = re.compile(rb'"step_id"\s*:\s*(-?\d{1,9})')
 _FAILED = re.compile(rb'"ok"\s*:\s*false')
+# The same, found over the whole trace at once: spaces but no newline (a line is searched alone).
+_FAILED_ANYWHERE = re.compile(rb'"ok"[ \t\r\f\v]*:[ \t\r\f\v]*false')
+FAST_PATHS = True  # off in the twin tests, which hold the fast paths equal to the plain ones
 # Lines parsed in full; the rest only counted (their step id and kind read by the patterns above).
 _PARSED = frozenset(
     k.value.encode()
@@ -51,6 +62,7 @@ _PARSED = frozenset(
     )
 )
 _TOOL_RESULT = EventKind.TOOL_RESULT.value.encode()
+_RESPONSE = EventKind.MODEL_RESPONSE.value.encode()
 _UNPARSED_WHEN_OK = frozenset({_TOOL_RESULT, EventKind.TOOL_CALL.value.encode()})
 _KEEP = b"\0keep"  # a line whose index is kept without parsing it
 _KEPT = frozenset(k.value.encode() for k in (EventKind.MODEL_REQUEST,))  # indices kept, not parsed
@@ -98,6 +110,7 @@ class RunFacts:
     events: int = 0
     steps: list[StepFacts] = field(default_factory=list)
     problem: str | None = None  # why the trace could not be read, when it could not
+    spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # kept events: index -> bytes
 
 
 def _step(run: RunFacts, by_id: dict[int, StepFacts], step_id: int) -> StepFacts:
@@ -135,50 +148,100 @@ def scan_run(run_dir: Path, progress: Callable[[float], object] = lambda _: None
 
 
 def _scan_lines(run: RunFacts, data: mmap.mmap, size: int, progress: Callable[[float], object]) -> None:
+    # Searched in place (patterns and finds over the mapping, between a line's ends): only a line
+    # that is parsed is copied out. Copying every line cost more than the patterns did.
     by_id: dict[int, StepFacts] = {}
+    spans = run.spans
+    find, phase_of, step_of = data.find, _PHASE.search, _STEP.search
     index = line_no = start = 0
     next_report = size // 20
+    # Where "ok": false stands, found in one pass (few lines have it): a line asks only whether
+    # the next one is before its end.
+    failures = (m.start() for m in _FAILED_ANYWHERE.finditer(data)) if FAST_PATHS else iter(())
+    next_failure = next(failures, size)
     while start < size:
-        end = data.find(b"\n", start)
+        end = find(b"\n", start)
         if end < 0:
             break  # an incomplete last line (a run killed mid-write): the reader skips it too
         line_no += 1
         if end == start:
-            start = end + 1
+            start += 1
             continue  # empty lines are no events (the reader's rule)
-        raw = data[start:end]
-        start = end + 1
-        phase_match = _PHASE.search(raw)
+        first, start = start, end + 1
+        phase_match = phase_of(data, first, end)
         phase = phase_match.group(1) if phase_match else b""
-        if phase == b"DECIDE" and b'"decision_ready"' not in raw:
+        if phase == b"DECIDE" and find(b'"decision_ready"', first, end) < 0:
             # A DECIDE start or model input/output: its index matters (the exchange), not its body.
-            if b'"model_input"' in raw or b'"model_output"' in raw:
+            if find(b'"model_input"', first, end) >= 0 or find(b'"model_output"', first, end) >= 0:
                 phase = _KEEP
             else:
                 phase = b""  # a failure in it is still seen below
-        elif phase == b"ACT" and b'"action_results"' not in raw:
+        elif phase == b"ACT" and find(b'"action_results"', first, end) < 0:
             phase = b""
-        failed = phase != _KEEP and b"false" in raw and _FAILED.search(raw) is not None
+        if FAST_PATHS:
+            failed = phase != _KEEP and next_failure < end
+            while next_failure < end:
+                next_failure = next(failures, size)
+        else:
+            failed = phase != _KEEP and _FAILED.search(data, first, end) is not None
         if not failed and phase in _UNPARSED_WHEN_OK:
             # A tool call adds nothing when its step's response listed its actions; a result that
             # did not fail, nothing but its index.
-            step_match = _STEP.search(raw)
+            step_match = step_of(data, first, end)
             facts = by_id.get(int(step_match.group(1))) if step_match is not None else None
             if facts is not None and (phase == _TOOL_RESULT or facts.actions):
                 facts.events.append(index)
+                spans[index] = (first, end)
                 phase = b""
         if phase in _PARSED or failed:
-            event, _ = event_from_line(raw, line_no, run.run_id)
-            _fold(run, by_id, event, index)
+            raw = data[first:end]
+            if not (
+                FAST_PATHS
+                and phase == _RESPONSE
+                and not failed
+                and _fold_response_line(run, by_id, raw, index)
+            ):
+                event, _ = event_from_line(raw, line_no, run.run_id)
+                _fold(run, by_id, event, index)
+            spans[index] = (first, end)
         elif phase in _KEPT or phase == _KEEP:
-            step_match = _STEP.search(raw)
+            step_match = step_of(data, first, end)
             if step_match is not None:
                 _step(run, by_id, int(step_match.group(1))).events.append(index)
+                spans[index] = (first, end)
         index += 1
         if start >= next_report:
             progress(start / size)
             next_report += size // 20
     run.events = index
+
+
+class EventLoader:
+    """The events a scan kept, read back by index from where the scan saw their lines (no index of
+    the whole trace is built, as a TraceReader would)."""
+
+    def __init__(self, run: RunFacts) -> None:
+        self.run = run
+        self._fd: int | None = None
+
+    def __call__(self, index: int) -> RunEvent:
+        """The event at ``index``; IndexError for an event the scan did not keep, OSError when the
+        trace cannot be read any more."""
+        span = self.run.spans.get(index)
+        if span is None:
+            raise IndexError(f"event {index} was not kept by the scan")
+        if self._fd is None:
+            self._fd = open_trace_file(self.run.run_dir / "events.jsonl")
+        first, end = span
+        raw = os.pread(self._fd, end - first, first)
+        event, _ = event_from_line(raw, index + 1, self.run.run_id)
+        return event
+
+    def close(self) -> None:
+        """Close the trace file."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 def _fold(run: RunFacts, by_id: dict[int, StepFacts], event: RunEvent, index: int) -> None:
@@ -195,12 +258,7 @@ def _fold(run: RunFacts, by_id: dict[int, StepFacts], event: RunEvent, index: in
     if not event.ok:
         step.ok = False
     if phase == EventKind.MODEL_RESPONSE:
-        response = ModelResponse.read(p)
-        step.events.append(index)
-        step.tokens += response.usage.total
-        step.actions.extend(action_key(c.get("name"), c.get("args")) for c in response.tool_calls)
-        if response.text and not step.decision:
-            step.decision = response.text
+        _fold_response(step, p, index)
     elif phase == EventKind.TOOL_CALL:
         step.events.append(index)
         if not step.actions:  # no response listed its tool calls
@@ -226,6 +284,36 @@ def _fold(run: RunFacts, by_id: dict[int, StepFacts], event: RunEvent, index: in
             step.ok = False
     elif phase == EventKind.ERROR:
         step.events.append(index)
+
+
+def _fold_response(step: StepFacts, p: dict[str, Any], index: int) -> None:
+    """A model response: what ModelResponse.read gives, for the three fields compared."""
+    step.events.append(index)
+    step.tokens += response_usage(p).total
+    step.actions.extend(action_key(c.get("name"), c.get("args")) for c in response_tool_calls(p))
+    text = as_text(p.get("text", p.get("raw_output", "")))
+    if text and not step.decision:
+        step.decision = text
+
+
+def _fold_response_line(run: RunFacts, by_id: dict[int, StepFacts], raw: bytes, index: int) -> bool:
+    """Fold a well-formed ``model_response`` line straight from its JSON object (a third of the
+    lines parsed; building an event for each cost as much as reading it); False for anything
+    unusual, which then takes the event path."""
+    data, _ = parse_object(raw)
+    if data is None:
+        return False
+    step_id, payload = data.get("step_id", 0), data.get("payload")
+    if (
+        type(step_id) is not int
+        or not -INT_LIMIT <= step_id <= INT_LIMIT
+        or type(payload) is not dict
+        or data.get("ok", True) is not True
+        or data.get("phase") != EventKind.MODEL_RESPONSE.value
+    ):
+        return False
+    _fold_response(_step(run, by_id, step_id), payload, index)
+    return True
 
 
 # ---- alignment -----------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from qitos.trace.errors import TraceError
-from qitos.trace.fields import as_dict, as_int, as_str
+from qitos.trace.fields import as_dict, as_float, as_int, as_str
 from qitos.trace.layout import (
     EVENTS_FILE,
     MANIFEST_FILE,
@@ -36,6 +36,9 @@ class RunSummary:
     problem: str | None = None  # why the manifest could not be used, when it could not
     parent_run_id: str | None = None  # a fork names the run it was forked from
     fork_step: int | None = None  # and the step where it went live
+    task: str | None = None  # the task's id, when the run was given a Task (ours) or upstream's
+    duration: float | None = None  # seconds the run was active, when its summary says
+    errors: int | None = None  # failures the summary reports (0 once a run ended without any)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,12 @@ def _mtime_iso(run_dir: Path) -> str | None:
 def summarize_run(run_dir: Path) -> RunSummary:
     """The picker summary of one run directory (which must be a run directory)."""
     manifest, problem = load_manifest(run_dir, MANIFEST_FILE)
+    return summary_from_manifest(run_dir, manifest, problem)
+
+
+def summary_from_manifest(run_dir: Path, manifest: dict[str, Any], problem: str | None) -> RunSummary:
+    """The picker summary of ``run_dir`` from its manifest as already read (``{}`` and a
+    ``problem`` when it could not be)."""
     summary = as_dict(manifest.get("summary"))
     steps = as_int(manifest.get("step_count", summary.get("steps")))
     if steps is None or steps < 0:
@@ -83,6 +92,7 @@ def summarize_run(run_dir: Path) -> RunSummary:
     if tokens is None:
         tokens = token_total(summary.get("token_usage"))
     event_count = manifest.get("event_count")
+    task, duration, errors = _task_duration_errors(summary)
     return RunSummary(
         run_id=as_str(manifest.get("run_id")) or run_dir.name,
         path=run_dir,
@@ -96,7 +106,29 @@ def summarize_run(run_dir: Path) -> RunSummary:
         problem=problem,
         parent_run_id=as_str(manifest.get("parent_run_id")),
         fork_step=as_int(manifest.get("fork_step")),
+        task=task,
+        duration=duration,
+        errors=errors,
     )
+
+
+def _task_duration_errors(summary: dict[str, Any]) -> tuple[str | None, float | None, int | None]:
+    """The task id, active seconds and failure count a manifest summary holds (ours and upstream's
+    write ``task_result`` for a Task, upstream ``task_meta`` too, and ``failure_report`` on failures)."""
+    result = as_dict(summary.get("task_result"))
+    task = as_str(result.get("task_id")) or as_str(as_dict(summary.get("task_meta")).get("task_id"))
+    duration = as_float(as_dict(result.get("metrics")).get("elapsed_seconds"))
+    if duration is not None and duration < 0:
+        duration = None
+    report = summary.get("failure_report")
+    if isinstance(report, dict):
+        errors = as_int(report.get("failure_count"))
+        if errors is None or errors < 0:
+            errors = len(report["failures"]) if isinstance(report.get("failures"), list) else None
+    else:
+        # A summary is written when the run pauses or ends; without a failure report it had none.
+        errors = 0 if "stop_reason" in summary else None
+    return task, duration, errors
 
 
 def scan_runs(folder: str | Path) -> tuple[list[RunSummary], list[SkippedFolder]]:

@@ -30,6 +30,7 @@ SHOWN = {
     "tab": "Tab",
     "shift+tab": "Shift+Tab",
     "enter": "Enter",
+    "space": "Space",
 }
 
 
@@ -65,3 +66,20 @@ def test_the_browsers_keys_and_units_are_explained() -> None:
                 assert f"`{binding.key}`" in section, binding.key
     assert "*units*" in section and "characters" in section
     assert "recorded step ids" in section
+
+
+def test_the_run_list_and_diff_keys_are_in_the_readme() -> None:
+    """Every key of the run list (filter, sort, mark, compare, ...) and of the diff screen."""
+    from tui.screens.diff import DiffScreen, PairList
+    from tui.screens.run_list import RunListScreen
+
+    section = keys_section()
+    text = README.read_text(encoding="utf-8")
+    missing = []
+    for binding in [*RunListScreen.BINDINGS, *DiffScreen.BINDINGS, *PairList.BINDINGS]:
+        assert isinstance(binding, Binding)
+        for key in binding.key.split(","):
+            if f"`{SHOWN.get(key, key)}`" not in section and f"`{SHOWN.get(key, key)}`" not in text:
+                missing.append(key)
+    assert missing == [], f"keys missing from the README: {missing}"
+    assert "`s` sorts" in section and "`c` compares" in section and "`/` filters" in section

@@ -7,8 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import DataTable
-
 from qitos.demo import build_agent
 from qitos.trace.events import EventKind
 from qitos.trace.reader import TraceReader
@@ -85,8 +83,8 @@ async def test_run_list_shows_forks_under_their_parent(tmp_path: Path) -> None:
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         assert isinstance(app.screen, RunListScreen)
-        table = app.screen.query_one(DataTable)
-        labels = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        view = app.screen.view
+        labels = [view.label(i) for i in range(len(view.shown))]
     fork_row = labels.index("↳ c_fork (fork @ step 1)")
     assert labels[fork_row - 1] == "a_parent"
 

@@ -150,23 +150,26 @@ async def test_a_live_runs_footer_keeps_q_quit(demo_live, size: tuple[int, int])
 
 
 async def test_the_run_list_scrolls_its_columns_into_view_at_80x24(built_upstream_dirs: list[Path]) -> None:
-    from textual.widgets import DataTable
+    from tui.widgets.run_table import RunTable
 
     app = make_app(replay=built_upstream_dirs[0].parent)
     async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
         await pilot.pause()
-        table = app.screen.query_one(DataTable)
-        assert table.max_scroll_x > 0  # the columns are wider than the screen
+        table = app.screen.query_one(RunTable)
+        assert table.hidden_right()  # the columns are wider than the screen
+        assert table.header_text().rstrip().endswith("→")  # and the header says so
         keys = {getattr(k, "key", ""): k for k in app.screen.query_one(Footer).query("FooterKey")}
         assert "right" in keys and keys["right"].region.right <= 80  # the footer says how
-        first = table.ordered_columns[0].get_render_width(table)
+        second = table.header_text().split()[1]
         await pilot.press("right")
         await pilot.pause()
-        assert round(table.scroll_x) == min(first, table.max_scroll_x)  # a whole column further
+        assert table.first_column == 2 and second not in table.header_text().split()[1:2]
+        assert table.header_text().split()[0] == "run"  # the run column stays
         for _ in range(10):
             await pilot.press("right")
         await pilot.pause()
-        assert round(table.scroll_x) == table.max_scroll_x  # the last column ("updated") in view
+        assert not table.hidden_right() and "updated" in table.header_text()  # the last column in view
         await pilot.press("left")
         await pilot.pause()
-        assert round(table.scroll_x) < table.max_scroll_x
+        assert table.hidden_right()

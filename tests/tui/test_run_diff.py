@@ -132,3 +132,60 @@ def test_snapshot_diff(snap_compare, two_runs: tuple[Path, Path], size: tuple[in
 
     app = make_app(diff=two_runs)
     assert snap_compare(app, press=["n"], terminal_size=size, run_before=read)
+
+
+def test_the_loader_reads_back_the_events_the_scan_kept(two_runs: tuple[Path, Path]) -> None:
+    """The detail's events come from the byte spans the scan saw: the same events the reader gives."""
+    from qitos.trace.reader import TraceReader
+    from tui.run_diff import EventLoader
+
+    run = scan_run(two_runs[0])
+    kept = sorted({i for step in run.steps for i in step.events})
+    assert kept and set(kept) <= set(run.spans)
+    loader = EventLoader(run)
+    with TraceReader(two_runs[0]) as reader:
+        assert [loader(i).to_dict() for i in kept] == [reader.event(i).to_dict() for i in kept]
+    with pytest.raises(IndexError):
+        loader(max(run.spans) + 1)
+    loader.close()
+
+
+def test_the_scans_fast_paths_equal_the_plain_ones(
+    two_runs: tuple[Path, Path],
+    tmp_path: Path,
+    upstream_trace_dirs: list[Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Failures found in one pass and responses folded from their JSON object: the same facts as
+    searching each line and building every event, on our runs, upstream's, a hostile one and
+    lines made to trip the shortcuts (a failure split over two lines, a second phase key, odd ids)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from hostile import hostile_run
+
+    from tui import run_diff
+
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    lines = [
+        '{"run_id": "odd", "step_id": 0, "phase": "model_response", "ok": true, "payload": '
+        '{"tool_calls": [{"name": "t", "args": {"b": 1, "a": [2]}}], "usage": {"total_tokens": 5}}}',
+        '{"run_id": "odd", "step_id": "1", "phase": "model_response", "ok": true, "payload": {"text": "x"}}',
+        '{"run_id": "odd", "step_id": 2, "phase": "model_response", "ok": "no", "payload": {"text": "y"}}',
+        '{"run_id": "odd", "step_id": 3, "phase": "model_response", "phase": "OBSERVE", "payload": {}}',
+        '{"run_id": "odd", "step_id": 4, "phase": "OBSERVE", "ok"',
+        ': false, "payload": {}}',
+        '{"run_id": "odd", "step_id": 5, "phase": "tool_result", "ok": true, "payload": {"ok"  :  false}}',
+        '{"run_id": "odd", "step_id": 99999999999999999999, "phase": "model_response", "payload": {}}',
+        "[1, 2]",
+    ]
+    (odd / "events.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    runs = [*two_runs, *upstream_trace_dirs, hostile_run(tmp_path / "hostile"), odd]
+    for run_dir in runs:
+        monkeypatch.setattr(run_diff, "FAST_PATHS", True)
+        fast = scan_run(run_dir)
+        monkeypatch.setattr(run_diff, "FAST_PATHS", False)
+        plain = scan_run(run_dir)
+        assert fast == plain, run_dir.name
+    assert any(not s.ok for s in plain.steps)  # the odd run's failures were seen

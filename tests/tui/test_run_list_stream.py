@@ -73,14 +73,14 @@ async def test_first_rows_show_while_manifests_are_read(
     make_runs(tmp_path / "runs", 400)
     monkeypatch.setattr(run_folder, "FIRST_BATCH", 10)
     monkeypatch.setattr(run_folder, "BATCH_SECONDS", 0.0)  # then a batch per folder
-    real_summarize = run_folder.summarize_run
+    real_summarize = run_folder.summary_from_manifest
 
-    def slow_summarize(path: Path):  # type: ignore[no-untyped-def]  # the real read, 2 ms later
+    def slow_summarize(path: Path, manifest, problem):  # type: ignore[no-untyped-def]  # 2 ms later
         time.sleep(0.002)
-        return real_summarize(path)
+        return real_summarize(path, manifest, problem)
 
     # Bare manifests read in microseconds; a listing as slow as real ones keeps the test honest.
-    monkeypatch.setattr(run_folder, "summarize_run", slow_summarize)
+    monkeypatch.setattr(run_folder, "summary_from_manifest", slow_summarize)
     app = make_app(replay=tmp_path / "runs")
     async with app.run_test(size=(100, 24)) as pilot:
         while not isinstance(app.screen, RunListScreen) or not app.screen.runs:
@@ -90,7 +90,7 @@ async def test_first_rows_show_while_manifests_are_read(
         assert "reading" in str(screen.query_one("#run-list-title").render())
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert screen.load_progress is None and screen.query_one("#run-table").row_count == 400
+        assert screen.load_progress is None and len(screen.runs) == 400
         assert "400 runs in" in str(screen.query_one("#run-list-title").render())
         # The first row was drawn before later batches widened the columns: drawn again, not clipped.
         first_line = screen.query_one("#run-table").render_line(1).text
@@ -109,7 +109,7 @@ async def test_order_is_by_manifest_time_even_when_folder_times_mislead(tmp_path
         expected = [r.run_id for r in scan_runs(tmp_path / "runs")[0]]
         assert [r.run_id for r in screen.runs] == expected
         table = screen.query_one("#run-table")
-        assert [str(table.get_row_at(i)[0]) for i in range(3)] == expected[:3]
+        assert [table.render_line(1 + i).text.split()[0] for i in range(3)] == expected[:3]
         await pilot.press("down", "enter")
         await app.workers.wait_for_complete()
         await pilot.pause()

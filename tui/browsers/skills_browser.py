@@ -35,7 +35,7 @@ from tui.browsers.skills_model import (
     read_versions,
     resolve_namespace,
 )
-from tui.browsers.skills_render import SkillList, VersionList, count, source_view
+from tui.browsers.skills_render import SkillList, VersionList, count, source_shape, source_view
 from tui.browsers.virtual_list import VirtualList
 from tui.browsers.watch import follow_changes, sqlite_filter, watch
 from tui.text import inert, inert_str
@@ -98,6 +98,7 @@ class SkillsBrowser(Vertical):
         self.search_names: list[str] | None = None
         self.base_version: int | None = None
         self._code_shown: object = None  # what the code view was last drawn from (see _show_code)
+        self._code_shape: tuple[int, int, bool] | None = None  # the body's size as drawn (see source_shape)
         self._ahead: dict[str, list[ToolArtifact]] = {}  # versions of the selection's neighbours
         self.published: set[tuple[str, int]] = set()
         self.error: str | None = None
@@ -359,8 +360,11 @@ class SkillsBrowser(Vertical):
         if message.name != self._selected_name:
             return  # the selection moved on before this read finished
         if message.error:
+            # The database itself failed (removed, replaced by something unreadable): the listed
+            # catalogue is no longer what is on disk, so it goes with the error, not a frame later.
             self.error = message.error
-            self._update_summary()
+            self.skills = []
+            self._show_skills()
         self._set_versions(message.versions)
 
     @on(SearchFinished)
@@ -475,7 +479,7 @@ class SkillsBrowser(Vertical):
                 text.append(f" · ★ {len(self.published)} published in the run", style="green")
             if self.live:
                 text.append(" · live", style="green")
-        self.query_one("#skills-summary", Static).update(text)
+        self.query_one("#skills-summary", Static).update(text, layout=False)  # one line, fixed height
 
     def _version_state(self, artifact: ToolArtifact) -> str:
         """Whether this version is the one in use: the library's active flag is the skill's, so
@@ -527,15 +531,23 @@ class SkillsBrowser(Vertical):
             body(diff_text(base, artifact))
             return
         language = guess_language(artifact)
-        # Skill names are data: a str given to update() would be parsed as markup.
+        # Skill names are data: a str given to update() would be parsed as markup. The title is
+        # one line of a fixed height, so a new one never needs a layout pass (most of a key's cost).
         title.update(
-            inert(f"  {artifact.name} v{artifact.version} · {language} · {self._version_state(artifact)}")
+            inert(f"  {artifact.name} v{artifact.version} · {language} · {self._version_state(artifact)}"),
+            layout=False,
         )
-        body(source_view(artifact, language))
+        code_body = self.query_one("#skills-code-body", Static)
+        body(source_view(artifact, language), source_shape(artifact, code_body.content_region.width))
 
-    def _set_code(self, renderable: RenderableType) -> None:
+    def _set_code(self, renderable: RenderableType, shape: tuple[int, int, bool] | None = None) -> None:
         self.code = renderable
-        self.query_one("#skills-code-body", Static).update(renderable)
+        # Lay the body out again only if its size may change: a source of the same shape (as many
+        # lines, none wrapped, same width) fills the same box, and Down between such versions was
+        # paying a whole-screen layout pass for nothing.
+        same_size = shape is not None and shape == self._code_shape
+        self._code_shape = shape
+        self.query_one("#skills-code-body", Static).update(renderable, layout=not same_size)
 
     def code_text(self, width: int = 100) -> str:
         """What the right side shows now, as plain text (for tests and scripts)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
@@ -77,6 +78,21 @@ def source_view(artifact: ToolArtifact, language: str) -> RenderableType:
         background_color="default",
         theme="ansi_dark",
     )
+
+
+def source_shape(artifact: ToolArtifact, width: int) -> tuple[int, int, bool] | None:
+    """(width, lines, ends with a newline) of a version's source view if no line wraps, else None.
+
+    Two sources of the same shape draw into boxes of the same size, so the second needs no layout
+    pass; None (a line may wrap, so the height is not just the line count) always lays out.
+    """
+    source = inert_str(artifact.source)
+    lines = source.split("\n")
+    # The gutter: the widest line number, a space each side and the rule (rounded up generously).
+    room = width - len(str(len(lines))) - 4
+    if room <= 0 or any(cell_len(line.expandtabs(8)) > room for line in lines):
+        return None
+    return (width, len(lines), source.endswith("\n"))
 
 
 def count(n: int, noun: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -10,7 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, Static
 
 from tui.text import inert
@@ -112,3 +112,14 @@ class ErrorScreen(ModalScreen[None]):
     def action_close(self) -> None:
         """Close the panel."""
         self.dismiss(None)
+
+
+def binding_rows(screen: Screen[Any]) -> list[tuple[str, str]]:
+    """(keys, what they do) for every binding active on ``screen``, keys of one action together."""
+    keys: dict[str, list[str]] = {}
+    described: dict[str, str] = {}
+    for active in screen.active_bindings.values():
+        binding = active.binding
+        keys.setdefault(binding.action, []).append(screen.app.get_key_display(binding))
+        described.setdefault(binding.action, binding.description or binding.action)
+    return [(" / ".join(k), described[action]) for action, k in keys.items()]

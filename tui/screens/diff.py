@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -20,15 +21,15 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import Footer, Static
 
-from qitos.trace.events import RunEvent
-from qitos.trace.reader import TraceError, TraceReader
-from tui.run_diff import RunDiff, compare, pair_differences, scan_run
-from tui.screens.dialogs import HelpScreen
+from qitos.trace.errors import TraceError
+from tui.run_diff import EventLoader, RunDiff, compare, pair_differences, scan_run
+from tui.screens.dialogs import HelpScreen, binding_rows
 from tui.store import short
 from tui.text import inert, inert_line
 from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling
 from tui.widgets.scrolling import set_virtual_size
 
+PROGRESS_SECONDS = 0.1  # the reading's progress is said at most this often
 MARKS = {"same": "=", "changed": "≠", "only_a": "−", "only_b": "+"}
 
 
@@ -177,7 +178,8 @@ class DiffScreen(Screen[None]):
         self.run_a, self.run_b = run_a, run_b
         self.from_list = from_list
         self.diff: RunDiff | None = None
-        self._readers: tuple[TraceReader, TraceReader] | None = None
+        # The events of the pair shown, read back from where the scan saw them.
+        self._loaders: tuple[EventLoader, EventLoader] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(inert(f"comparing {self.run_a.name} with {self.run_b.name}: reading…"), id="diff-header")
@@ -197,15 +199,20 @@ class DiffScreen(Screen[None]):
     def read_runs(self) -> None:
         """Read both runs' steps (with progress) and align them, off the UI thread."""
         facts = []
+        said = [0.0]
+
+        def progress(label: str, fraction: float) -> None:
+            # Every tenth of a second at most: each repaint of the header slows the reading down.
+            now = time.monotonic()
+            if now - said[0] >= PROGRESS_SECONDS:
+                said[0] = now
+                self.post_message(self.Progress(f"reading run {label}: {fraction:.0%}"))
+
         for label, run_dir in (("A", self.run_a), ("B", self.run_b)):
             if not run_dir.is_dir():
                 self.post_message(self.Compared(None, f"run {label}: {run_dir} is not a directory"))
                 return
-            run = scan_run(
-                run_dir,
-                # scan_run calls this only before it returns, so `label` is still this run's.
-                lambda f: self.post_message(self.Progress(f"reading run {label}: {f:.0%}")),  # noqa: B023
-            )
+            run = scan_run(run_dir, partial(progress, label))
             if run.problem is not None:
                 self.post_message(self.Compared(None, f"run {label}: {run.problem}"))
                 return
@@ -257,10 +264,11 @@ class DiffScreen(Screen[None]):
         self.query_one(PairList).cursor = pos
         self.query_one("#detail", Static).update(self._detail(pos))
 
-    def _load(self, side: int) -> Callable[[int], RunEvent]:
-        if self._readers is None:
-            self._readers = (TraceReader(self.run_a), TraceReader(self.run_b))
-        return self._readers[side].event
+    def _load(self, side: int) -> EventLoader:
+        if self._loaders is None:
+            assert self.diff is not None
+            self._loaders = (EventLoader(self.diff.a), EventLoader(self.diff.b))
+        return self._loaders[side]
 
     def _detail(self, pos: int) -> RenderableType:
         diff = self.diff
@@ -317,11 +325,7 @@ class DiffScreen(Screen[None]):
 
     def action_help(self) -> None:
         """Show every key."""
-        rows = [
-            (self.app.get_key_display(b.binding), b.binding.description)
-            for b in self.active_bindings.values()
-        ]
-        self.app.push_screen(HelpScreen(rows))
+        self.app.push_screen(HelpScreen(binding_rows(self)))
 
     def action_back(self) -> None:
         """Back to the run list this comparison was opened from."""
@@ -329,6 +333,6 @@ class DiffScreen(Screen[None]):
             self.dismiss(None)
 
     def on_unmount(self) -> None:
-        if self._readers is not None:
-            for reader in self._readers:
-                reader.close()
+        if self._loaders is not None:
+            for loader in self._loaders:
+                loader.close()

@@ -8,18 +8,14 @@ with the validation message and nothing about the run changes.
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
 from tui.pending import args_document, parse_document, pending_text, workspace_roots
+from tui.take_text import edit_text, editor_command
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -139,7 +135,7 @@ class PauseActions:
         if snapshot is None:
             return
         document = args_document(self._pending_dicts(snapshot))
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        editor = editor_command()
         if editor:
             edited = self._edit_outside(editor, document)
             if edited is None:
@@ -163,25 +159,14 @@ class PauseActions:
 
     def _edit_outside(self, editor: str, document: str) -> str | None:
         """Run the editor on a temporary JSON file while the app is suspended; the edited text."""
-        handle, name = tempfile.mkstemp(prefix="qitos-change-", suffix=".json")
-        path = Path(name)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                file.write(document)
-            try:
-                with self.host.app.suspend():
-                    code = subprocess.call([*shlex.split(editor), str(path)])
-            except Exception as exc:  # noqa: BLE001 - no terminal to suspend, or no such editor
-                self.host.notify(f"could not run {editor!r}: {exc}", severity="error", markup=False)
-                return None
-            if code != 0:
-                self.host.notify(
-                    f"{editor!r} exited with status {code}: nothing changed", severity="warning", markup=False
-                )
-                return None
-            return path.read_text(encoding="utf-8", errors="replace")
-        finally:
-            path.unlink(missing_ok=True)
+        return edit_text(
+            self.host.app,
+            editor,
+            document,
+            prefix="qitos-change-",
+            suffix=".json",
+            on_failure=": nothing changed",
+        )
 
     def change_problem(self, text: str) -> str | None:
         """Why an edited document cannot be applied (bad JSON or the tool's schema), or None."""

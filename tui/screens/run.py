@@ -43,13 +43,14 @@ from tui.panes.memory import MemoryPane
 from tui.panes.skills import SkillsPane
 from tui.prefetch import Prefetcher
 from tui.screens import fork_action, live_control, pause_actions
-from tui.screens.dialogs import ConfirmDialog, ErrorScreen, HelpScreen, PromptDialog
+from tui.screens.dialogs import ConfirmDialog, ErrorScreen, HelpScreen, PromptDialog, binding_rows
 from tui.screens.feeding import Feeder
 from tui.screens.fork_action import ForkAction
 from tui.screens.live_control import LiveController
 from tui.screens.pause_actions import PauseActions
 from tui.search import export_request, search_run
 from tui.store import RunStore
+from tui.take_text import copy_pane, focused_pane, open_pane
 from tui.text import inert_str
 from tui.widgets.pane_tabs import PaneTabs
 from tui.widgets.run_header import RunHeader, StatusBar
@@ -102,6 +103,8 @@ class RunScreen(Screen[None]):
         Binding("n", "match(1)", "Next match", show=False),
         Binding("N", "match(-1)", "Prev match", show=False),
         Binding("e", "export", "Export"),
+        Binding("y", "copy_text", "Copy the pane's text", show=False),
+        Binding("o", "open_text", "Open the pane's text in $EDITOR", show=False),
         Binding("p", "pause", "Pause"),
         Binding("r", "resume", "Resume"),
         Binding("s", "single_step", "Step"),
@@ -569,6 +572,18 @@ class RunScreen(Screen[None]):
         # A notification parses markup by default, and a folder name may hold brackets.
         self.notify(inert_str(f"exported to {path}"), markup=False)
 
+    def action_copy_text(self) -> None:
+        """Copy the focused pane's text to the clipboard (OSC 52)."""
+        pane = focused_pane(self)
+        if pane is not None:
+            copy_pane(self.app, pane)
+
+    def action_open_text(self) -> None:
+        """Open the focused pane's text in $EDITOR (the app suspends meanwhile)."""
+        pane = focused_pane(self)
+        if pane is not None:
+            open_pane(self.app, pane)
+
     def action_expand(self) -> None:
         """Fold or unfold long payloads in the Exchanges pane."""
         self.expanded = not self.expanded
@@ -625,14 +640,8 @@ class RunScreen(Screen[None]):
 
     def action_help(self) -> None:
         """Show every key, from the bindings."""
-        keys: dict[str, list[str]] = {}
-        described: dict[str, str] = {}
-        binding: BindingType  # a Binding here; the panes' BINDINGS below may hold tuples too
-        for active in self.active_bindings.values():
-            binding = active.binding
-            keys.setdefault(binding.action, []).append(self.app.get_key_display(binding))
-            described.setdefault(binding.action, binding.description or binding.action)
-        rows = [(" / ".join(k), described[action]) for action, k in keys.items()]
+        rows = binding_rows(self)
+        binding: BindingType  # the panes' BINDINGS below may hold tuples too
         # The keys of the step list and of a pane work once they have the focus (Tab, 1-6):
         # listed too, whichever of them has it now.
         for where, widget_cls in (("step list", StepList), ("focused pane", Pane)):

@@ -7,9 +7,10 @@ Layout of a memory root::
     <memory_dir>/records/<hash>.md    one record: front matter + text (see memdir_format)
 
 Every write is atomic (temp file, rename), so a writer killed at any instant leaves either the old
-or the new file, never a torn one; record writes are also durable (fsync the file, then the dir). Recall scans ``records/`` on every call so
-edits, additions and deletions made by another process or an editor show at once; parsed files
-are cached only under a stat signature that cannot go stale (see ``RACY_MARGIN_NS``).
+or the new file, never a torn one; record writes are also durable (the data reaches the disk before
+the rename, the directory is fsynced after it; see ``flush``). Recall scans ``records/`` on every
+call so edits, additions and deletions made by another process or an editor show at once; parsed
+files are cached only under a stat signature that cannot go stale (see ``RACY_MARGIN_NS``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from qitos.core.memory import Memory, MemoryRecord, MemoryResourceError
-from qitos.kit.memory.atomic import atomic_write, fsync_dir, read_no_follow, sweep_stale_temps
+from qitos.kit.memory.atomic import OpenDir, atomic_write, atomic_write_at, read_no_follow, sweep_stale_temps
 from qitos.kit.memory.events import emit_append, emit_delete, emit_recall
 from qitos.kit.memory.memdir_format import (
     RECORD_FILE_RE,
@@ -137,6 +138,11 @@ class MemdirMemory(Memory):
         self.root = _bound_root(root, what="memory_dir")
         self.records_dir = self.root / RECORDS_DIR
         self.index_path = self.root / INDEX_NAME
+        # Writes go through directories held open (one lstat a write checks they are still the
+        # ones at these paths) instead of opening each twice a write.
+        self._records_open = OpenDir(self.records_dir)
+        self._root_open = OpenDir(self.root)
+        self._records_prefix = str(self.records_dir) + os.sep  # parse-cache keys are scandir paths
         self.global_root: Path | None = None
         if global_memory_dir is not None:
             self.global_root = _bound_root(Path(global_memory_dir).expanduser(), what="global_memory_dir")
@@ -162,15 +168,14 @@ class MemdirMemory(Memory):
         if not isinstance(record, MemoryRecord):
             raise TypeError(f"append expects a MemoryRecord, got {type(record).__name__}")
         with self._lock:
-            self._check_records_dir(self.records_dir)
+            records_fd = self._records_open.fd(self._check_records_dir(self.records_dir))
             book = self._index_book()
             seq = self._next_seq()
             data, text = render_record(record, created=self.clock(), seq=seq)
             name = record_filename(record.record_id)
-            path = self.records_dir / name
-            atomic_write(path, data)
+            atomic_write_at(records_fd, name, data)
             self._appended.append(record)
-            self._cache.pop(str(path), None)
+            self._cache.pop(self._records_prefix + name, None)
             book.put((seq, name), index_line(record, name))
             self._write_index()
         emit_append(record, namespace=self.namespace, chars=len(text))
@@ -222,7 +227,7 @@ class MemdirMemory(Memory):
         """
         validate_record_id(record_id)
         with self._lock:
-            self._check_records_dir(self.records_dir)
+            records_fd = self._records_open.fd(self._check_records_dir(self.records_dir))
             book = self._index_book()
             path = self.records_dir / record_filename(record_id)
             try:
@@ -242,8 +247,8 @@ class MemdirMemory(Memory):
                     ) from exc
                 if parsed.record.record_id != record_id:
                     raise MemoryResourceError(f"refusing to delete {path.name}: header names another record")
-                os.unlink(path)
-                fsync_dir(self.records_dir)
+                os.unlink(path.name, dir_fd=records_fd)
+                os.fsync(records_fd)
                 removed = True
             self._cache.pop(str(path), None)
             self._appended = [r for r in self._appended if r.record_id != record_id]
@@ -339,18 +344,30 @@ class MemdirMemory(Memory):
         # per explicit rebuild) suffices; sweeping on every append would list records/ twice.
         if sweep or not self._swept:
             sweep_stale_temps(self.records_dir)
+            # The index's own temp files live beside it (a kill between its swap and unlink).
+            sweep_stale_temps(self.root)
             self._swept = True
         text = self._index_book().render(max_entries=self.max_index_entries, max_chars=self.max_index_chars)
         # The index is derived: atomic against any reader or a kill, but not fsynced (a power cut
         # can at worst leave it stale, which index_is_current() shows and rebuild_index() repairs).
-        atomic_write(self.index_path, text.encode("utf-8"), durable=False)
+        atomic_write_at(self._root_fd(), INDEX_NAME, text.encode("utf-8"), durable=False)
 
     def _next_seq(self) -> int:
         """A per-process strictly increasing ordering key (wall-clock ns), stored in the header."""
         self._last_seq = max(self._last_seq + 1, time.time_ns())
         return self._last_seq
 
-    def _check_records_dir(self, records_dir: Path) -> None:
+    def _root_fd(self) -> int:
+        """The held memory root, checked to still be the real directory at its path."""
+        try:
+            st = os.lstat(self.root)
+        except FileNotFoundError as exc:
+            raise MemoryResourceError(f"memory root is missing: {self.root}") from exc
+        if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+            raise MemoryResourceError(f"memory root is not a real directory: {self.root}")
+        return self._root_open.fd(st)
+
+    def _check_records_dir(self, records_dir: Path) -> os.stat_result:
         """Refuse to work through a records/ that is gone, replaced by a file, or a symlink."""
         try:
             st = os.lstat(records_dir)
@@ -358,6 +375,7 @@ class MemdirMemory(Memory):
             raise MemoryResourceError(f"memory records directory is missing: {records_dir}") from exc
         if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
             raise MemoryResourceError(f"memory records path is not a real directory: {records_dir}")
+        return st
 
     def _collect(self, include_global: bool) -> tuple[list[tuple[_Cached, str]], list[RejectedFile]]:
         """Valid (parse, scope) pairs oldest first (global, then local) and rejected files."""
