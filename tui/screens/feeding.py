@@ -1,25 +1,23 @@
-"""FeedingScreen: a run screen's fold, fed from a trace or a live run, shown in paced batches.
+"""Feeder: a run screen's fold, fed from a trace or a live run, shown in paced batches.
 
-Events are folded and shown in batches: a flush drains the feed, folds what it holds and pushes the
-new state down (``selected``, ``revision``). When to fold and when to flush is the
-:class:`~tui.pacing.FoldPacer`'s to decide. Two words kept apart: *tail* is keeping the newest
-step selected (as toolong says), *follow* is reading a trace that another process still writes.
+Events are folded and shown in batches: a flush drains the feed, folds what it holds and asks the
+screen to push the new state down (``selected``, ``revision``). When to fold and when to flush is
+the :class:`~tui.pacing.FoldPacer`'s to decide. Two words kept apart: *tail* is keeping the newest
+step selected (as toolong says), *follow* is reading a trace that another process still writes;
+both are the Feeder's state and nobody else's.
 A replay paints from the head of its trace, then indexes and folds the rest in the background, and
 follows the trace while another process writes it. Navigation keys come first throughout.
+The workers that read the trace are declared on the screen (Textual's ``@work`` needs a DOM node);
+their bodies are here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-from textual import on, work
-from textual.reactive import reactive
-from textual.screen import Screen
-from textual.timer import Timer
-from textual.worker import get_current_worker
+from typing import TYPE_CHECKING, Protocol
 
 from tui.feed import EventFeed
 from tui.follow import follow_run
@@ -29,6 +27,10 @@ from tui.pacing import FoldPacer
 from tui.store import RunStore
 
 if TYPE_CHECKING:
+    from textual.app import App
+    from textual.message import Message
+    from textual.timer import Timer
+
     from qitos.trace.reader import TraceReader
     from tui.live import LiveRun
 
@@ -38,22 +40,47 @@ PROGRESS_SECONDS = 0.1  # the shortest time between two fold progress updates
 FOLD_BACKLOG = 2000  # parsed events allowed to wait for the UI thread (bounds the peak RSS)
 
 
-class FeedingScreen(Screen[None]):
-    """Folds one run's events into its RunStore and pushes the new state down in paced batches."""
+class FeedHost(Protocol):
+    """What a Feeder asks of the screen it feeds: messages, timers, its workers, and the view."""
 
-    selected: reactive[int] = reactive(0, repaint=False)
-    """Position of the selected step; pushed down to the step list, the header and every pane."""
-    revision: reactive[int] = reactive(0, repaint=False)
-    """Bumped after the store folded new events (at most once per flush)."""
-    fold_progress: reactive[str] = reactive("", repaint=False)
-    """How far the background fold of a replay has come ("" when it is not running)."""
-    following: reactive[bool] = reactive(False, repaint=False)
-    """A replay following its trace while another process writes it."""
-    note: reactive[str] = reactive("", repaint=False)
-    """A transient line for the status bar (pause requested, export written, search results)."""
+    @property
+    def app(self) -> App[object]: ...  # whose GC tuning the fold's summaries are spared by
 
-    def __init__(self, store: RunStore, *, replay: Path | None = None, live: LiveRun | None = None) -> None:
-        super().__init__()
+    def post_message(self, message: Message) -> bool: ...
+
+    def set_timer(self, delay: float, callback: Callable[[], object]) -> Timer: ...
+
+    def call_after_refresh(self, callback: Callable[[], object]) -> bool: ...
+
+    def show_folded(self, newest: int | None) -> None:
+        """New state is folded: select position ``newest`` (when not None) and push it down."""
+
+    def show_progress(self, text: str) -> None:
+        """How far the background fold has come ("" once it is done)."""
+
+    def show_following(self, following: bool) -> None:
+        """Whether the trace is being followed now."""
+
+    def open_reader(self) -> object:
+        """Start the worker that opens the trace (it calls :meth:`Feeder.open_reader`)."""
+
+    def fold_trace(self, start: int) -> object:
+        """Start the worker that folds the trace from ``start`` (:meth:`Feeder.fold_trace`)."""
+
+    def follow_trace(self, start: int) -> object:
+        """Start the worker that follows the trace from ``start`` (:meth:`Feeder.follow_trace`)."""
+
+    def stop_workers(self, *groups: str) -> None:
+        """Cancel the screen's workers in ``groups``."""
+
+
+class Feeder:
+    """Folds one run's events into its RunStore and has its screen show them in paced batches."""
+
+    def __init__(
+        self, host: FeedHost, store: RunStore, *, replay: Path | None = None, live: LiveRun | None = None
+    ) -> None:
+        self.host = host
         self.store = store
         self.replay = replay
         self.live = live
@@ -64,7 +91,8 @@ class FeedingScreen(Screen[None]):
         self._dirty = False
         self.pacer = FoldPacer()  # every timing decision: keys first, flushes spaced by their cost
         self._quiet_timer: Timer | None = None
-        self._tail = True  # tail: the selection keeps to the newest step (live, or following a trace)
+        self.tail = True  # tail: the selection keeps to the newest step (live, or following a trace)
+        self.following = False  # a replay reading its trace while another process writes it
         # Replay: follow the trace as another process writes it even if it is not running now
         # (`replay --follow`; set by the app). A running run is followed anyway.
         self.follow_writes = False
@@ -73,65 +101,76 @@ class FeedingScreen(Screen[None]):
 
     def _wake(self) -> None:
         """Tell the UI thread that events wait in the feed (from any thread)."""
-        self.post_message(EventsAvailable())
+        self.host.post_message(EventsAvailable())
 
     def _status_changed(self, status: str) -> None:
         """The followed run's status changed (from the follow worker)."""
-        self.post_message(FollowUpdate(status))
+        self.host.post_message(FollowUpdate(status))
 
-    def start_feeding(self) -> None:
+    def start(self) -> None:
         """Begin folding: a replay paints its head now and folds the rest in the background."""
         self._schedule_flush()
         if self.replay is not None:
             # First paint from the head of the trace (see tui.replay); the reader is opened and
             # the rest folded in the background once the first frame is out.
             self.store.apply(self.store.source.events(), 0)
-            self._flush_now()
-            self.call_after_refresh(self.open_reader)
+            self.flush_now()
+            self.host.call_after_refresh(self.host.open_reader)
 
+    # ---- tail: keeping the newest step selected -------------------------------------------------
+    def selected(self, pos: int) -> None:
+        """The selection moved to ``pos`` by a key: the tail holds while it is on the newest step."""
+        self.tail = pos == len(self.store.steps) - 1
+
+    def keep_newest(self) -> None:
+        """Select the newest step from now on (a resumed run)."""
+        self.tail = True
+
+    # ---- pacing: keys first ---------------------------------------------------------------------
     def key_pressed(self) -> None:
         """A navigation key changed the selection: its frame goes before any fold work."""
         self.pacer.key_pressed()
-        self.call_after_refresh(self._key_answered)
+        self.host.call_after_refresh(self._key_answered)
         if self._quiet_timer is None:
-            self._quiet_timer = self.set_timer(self.pacer.fold_quiet, self._quiet_over)
+            self._quiet_timer = self.host.set_timer(self.pacer.fold_quiet, self._quiet_over)
 
     def _quiet_over(self) -> None:
         """No key for a moment, or keys still coming: fold on, or look again a little later."""
         left = self.pacer.quiet_in()
-        self._quiet_timer = self.set_timer(left, self._quiet_over) if left > 0 else None
+        self._quiet_timer = self.host.set_timer(left, self._quiet_over) if left > 0 else None
         if left <= 0 and self.feed.pending:
-            self.post_message(EventsAvailable())
+            self.host.post_message(EventsAvailable())
 
     def _key_answered(self) -> None:
         """The key's frame is on screen (the fold goes on once keys pause: _quiet_over)."""
         self.pacer.key_answered()
         if self._quiet_timer is None and self.feed.pending:
-            self.post_message(EventsAvailable())  # keys paused before this frame was out
+            self.host.post_message(EventsAvailable())  # keys paused before this frame was out
 
-    @on(EventsAvailable)
-    def _events_available(self) -> None:
+    def events_available(self) -> None:
+        """Events wait in the feed: fold a slice of them (replay), and flush when one is due."""
         if self.replay is not None:
             # Replay folds as the reader delivers (bounds what waits in the feed), a slice at a
             # time so that keys get in between, and not at all while keys are coming; only
             # showing the new state is paced like a live run's.
             if self.pacer.keys_coming():
                 return  # _quiet_over picks it up again
-            if self._drain(FOLD_SLICE):
+            if self.drain(FOLD_SLICE):
                 self._dirty = True
             if self.feed.pending:
-                self.post_message(EventsAvailable())
+                self.host.post_message(EventsAvailable())
         if self.pacer.flush_due():
             self._flush()
 
     def _schedule_flush(self) -> None:
-        self.set_timer(self.pacer.flush_delay, self._flush_tick)
+        self.host.set_timer(self.pacer.flush_delay, self._flush_tick)
 
     def _flush_tick(self) -> None:
         self._flush()
         self._schedule_flush()
 
-    def _drain(self, limit: int | None = None) -> bool:
+    def drain(self, limit: int | None = None) -> bool:
+        """Fold what waits in the feed (all of it, or about ``limit`` events); whether there was any."""
         drained = False
         for start, chunk in self.feed.drain(limit):
             self.store.apply(chunk, start)
@@ -139,26 +178,30 @@ class FeedingScreen(Screen[None]):
         if drained:
             # The summaries live as long as the screen: out of the collector's young generation
             # with them, or every collection walks them all again (ms each).
-            app_tuning(self.app).spare_long_lived()
+            app_tuning(self.host.app).spare_long_lived()
         return drained
 
     def _flush(self) -> None:
         if self.pacer.navigating():
             return  # someone is navigating: new events wait a moment rather than slow their keys
         # A replay's backlog can be thousands of events: the flush shows one slice more, the
-        # rest is folded by _events_available between keys.
-        showed = self._drain(FOLD_SLICE if self.replay is not None else None) or self._dirty
+        # rest is folded by events_available between keys.
+        showed = self.drain(FOLD_SLICE if self.replay is not None else None) or self._dirty
         if showed:
-            self._flush_now()
+            self.flush_now()
         self.pacer.flushed(showed)
 
-    def _flush_now(self) -> None:
+    def flush_now(self) -> None:
+        """Show what is folded now, the newest step selected while the tail holds."""
         self._dirty = False
         self._sync_notices()
-        last = max(0, len(self.store.steps) - 1)
-        if (self.live is not None or self.following) and self._tail:
-            self.selected = last
-        self.revision += 1
+        keep_newest = (self.live is not None or self.following) and self.tail
+        self.host.show_folded(max(0, len(self.store.steps) - 1) if keep_newest else None)
+
+    def drain_and_show(self) -> None:
+        """Fold everything that waits and show it now (the run answered, or its status changed)."""
+        self.drain()
+        self.flush_now()
 
     def _sync_notices(self) -> None:
         """Add what the reader found while parsing (damaged lines) and the fold kept raw (unknown kinds)."""
@@ -170,44 +213,54 @@ class FeedingScreen(Screen[None]):
         shown = set(self.notices)
         self.notices.extend(n for n in [*from_reader, *self.store.notices] if n not in shown)
 
-    @work(thread=True, exclusive=True, group="reader", exit_on_error=False, description="indexing the trace")
+    def add_notice(self, notice: str) -> None:
+        """Put a notice of the screen's own in the status bar."""
+        self.notices.append(notice)
+        self.host.show_folded(None)
+
+    def put_notice_first(self, notice: str, *, replacing: str | None) -> None:
+        """Put ``notice`` first in the status bar, in place of the one it updates (``replacing``)."""
+        if replacing in self.notices:
+            self.notices.remove(replacing)
+        self.notices.insert(0, notice)
+        self.host.show_folded(None)
+
+    # ---- the replay's reader and background fold ------------------------------------------------
     def open_reader(self) -> None:
-        """Open (index) the trace with the TraceReader off the UI thread."""
+        """Open (index) the trace with the TraceReader (on a worker thread)."""
         from qitos.trace.reader import TraceError, TraceReader
 
         assert self.replay is not None
         try:
             reader = TraceReader(self.replay)
         except (TraceError, OSError) as exc:
-            self.post_message(ReaderOpened(None, f"cannot read {self.replay}: {exc}"))
+            self.host.post_message(ReaderOpened(None, f"cannot read {self.replay}: {exc}"))
             return
-        self.post_message(ReaderOpened(reader, None))
+        self.host.post_message(ReaderOpened(reader, None))
 
-    @on(ReaderOpened)
-    def _reader_opened(self, message: ReaderOpened) -> None:
+    def reader_opened(self, message: ReaderOpened) -> None:
+        """The reader is open: fold the rest of the trace, or follow it from here."""
         if message.reader is None:
-            self.notices.append(str(message.problem))
-            self.revision += 1
+            self.add_notice(str(message.problem))
             return
         reader = self.reader = message.reader
         head = len(self.store.source)
         self.store.source = reader  # same indices: HeadSource counts lines as the reader does
         self.store.declared_status = reader.status
         self.notices.extend(reader.notices)
-        self.revision += 1
+        self.host.show_folded(None)
         if len(reader) > head:
-            self.fold_trace(head)
+            self.host.fold_trace(head)
         else:
             self._start_follow(head)
 
-    @work(thread=True, exclusive=True, group="fold", exit_on_error=False, description="folding the trace")
-    def fold_trace(self, start: int) -> None:
-        """Read every event after the first paint and hand it to the fold in blocks, with progress.
+    def fold_trace(self, start: int, cancelled: Callable[[], bool]) -> None:
+        """Read every event after the first paint and hand it to the fold in blocks, with progress
+        (on a worker thread, until ``cancelled()``).
 
         The reader gives each block's lines as parsed objects (records), which the store folds as
         it would their RunEvents: a RunEvent per line would cost as much as parsing it."""
         assert self.reader is not None  # the fold starts once the reader is open
-        worker = get_current_worker()
         total = len(self.reader)
         index = start
         reported = 0.0
@@ -217,29 +270,29 @@ class FeedingScreen(Screen[None]):
                 # speed, so it waits until the key's frame is drawn, and while keys keep coming
                 # (a key held down), until they pause: it goes on between bursts of keys.
                 self.pacer.wait_for_keys()
-            if worker.is_cancelled:
+            if cancelled():
                 return
             self.feed.push(records, index)
             index += len(records)
             if time.monotonic() - reported >= PROGRESS_SECONDS:
                 reported = time.monotonic()
-                self.post_message(FoldProgress(index, total))
+                self.host.post_message(FoldProgress(index, total))
             # Back-pressure: parsed events are big; never let many wait for the UI thread.
-            while self.feed.pending > FOLD_BACKLOG and not worker.is_cancelled:
+            while self.feed.pending > FOLD_BACKLOG and not cancelled():
                 time.sleep(0.005)
-        self.post_message(FoldFinished(max(index, start)))
+        self.host.post_message(FoldFinished(max(index, start)))
 
-    @on(FoldProgress)
-    def _progress(self, message: FoldProgress) -> None:
+    def progress(self, message: FoldProgress) -> None:
+        """Say how far the background fold has come."""
         pct = 100 * message.done // max(1, message.total)
-        self.fold_progress = f"folding {pct}% ({message.done}/{message.total} events)"
+        self.host.show_progress(f"folding {pct}% ({message.done}/{message.total} events)")
 
-    @on(FoldFinished)
-    def _fold_done(self, message: FoldFinished) -> None:
-        self.fold_progress = ""
+    def fold_done(self, message: FoldFinished) -> None:
+        """The background fold is through: follow the trace from here if it is still written."""
+        self.host.show_progress("")
         # The fold's summaries live as long as the screen: keep the cyclic GC from walking them
         # again and again (a full collection over a big trace's summaries stalls keys).
-        app_tuning(self.app).spare_long_lived()
+        app_tuning(self.host.app).spare_long_lived()
         self._start_follow(message.total)
 
     # ---- following a trace that is still being written ----------------------------------------
@@ -249,13 +302,16 @@ class FeedingScreen(Screen[None]):
 
         if self.reader is None or not (self.follow_writes or self.reader.status == STATUS_RUNNING):
             return
-        self.following = True
-        self._flush_now()  # like a live run, the selection keeps to the newest step
-        self.follow_trace(start)
+        self._set_following(True)
+        self.flush_now()  # like a live run, the selection keeps to the newest step
+        self.host.follow_trace(start)
 
-    @work(exclusive=True, group="follow", exit_on_error=False, description="following the trace")
+    def _set_following(self, following: bool) -> None:
+        self.following = following
+        self.host.show_following(following)
+
     async def follow_trace(self, start: int) -> None:
-        """Fold events another process appends to the trace, until the run is finished."""
+        """Fold events another process appends to the trace, until the run is finished (async worker)."""
         assert self.reader is not None  # following starts once the reader is open
         end = await follow_run(
             self.reader,
@@ -264,30 +320,29 @@ class FeedingScreen(Screen[None]):
             on_status=self._status_changed,
             stop_event=self._follow_stop,
         )
-        self.post_message(FollowUpdate(end.status, done=True, problem=end.problem))
+        self.host.post_message(FollowUpdate(end.status, done=True, problem=end.problem))
 
-    @on(FollowUpdate)
-    def _follow_update(self, message: FollowUpdate) -> None:
+    def follow_update(self, message: FollowUpdate) -> None:
+        """The followed run's status changed, or following ended."""
         changed = message.status != self.store.declared_status
         self.store.declared_status = message.status
         if message.problem:
             self.notices.append(message.problem)
         if message.done:
             self.follow_result = message.status
-            self.following = False
+            self._set_following(False)
         if changed or message.done:
             # Posted after the events that led to it, which wait in the feed: show them with it
             # (new events alone are shown at the feed's own pace).
-            self._drain()
-            self._flush_now()
+            self.drain_and_show()
 
-    def stop_feeding(self) -> None:
+    def stop(self) -> None:
         """Stop reading the trace: the background fold, the indexing and the follow end now."""
-        self.workers.cancel_group(self, "fold")
-        self.workers.cancel_group(self, "reader")
+        self.host.stop_workers("fold", "reader")
         self._follow_stop.set()
 
-    def on_unmount(self) -> None:
+    def unmounted(self) -> None:
+        """The screen is gone: end the watch, and let go of what the GC was told to spare."""
         # The watcher waits on a thread that only the stop event ends promptly.
         self._follow_stop.set()
-        app_tuning(self.app).release()  # what this screen kept is garbage now
+        app_tuning(self.host.app).release()  # what this screen kept is garbage now

@@ -1,4 +1,5 @@
-"""Acting on a pause before acting: approve (a), deny with a reason (d), change the arguments (c).
+"""PauseActions: acting on a pause before acting: approve (a), deny with a reason (d), change the
+arguments (c), or read what is pending in full (i).
 
 The decision reaches the Engine only through the resume path (``engine.resume(snapshot,
 decision=...)``); a change is checked against the tool's schema first, so an invalid one is refused
@@ -7,40 +8,63 @@ with the validation message and nothing about the run changes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
 from tui.pending import args_document, parse_document, pending_text, workspace_roots
-from tui.screens.live_control import LiveControlScreen
 from tui.take_text import edit_text, editor_command
 
 if TYPE_CHECKING:
-    from qitos.engine.approval import PauseDecision
+    from textual.app import App
+    from textual.notifications import SeverityLevel
 
-if TYPE_CHECKING:
+    from qitos.engine.approval import PauseDecision
     from qitos.engine.runtime import RuntimeSnapshot
+    from tui.screens.live_control import LiveController
 
 DECIDED_BY = "person (qitos-tui)"
+ACTIONS = frozenset({"approve", "deny", "change", "inspect_pending"})  # the keys PauseActions answers
+# Not in the footer (at 80 columns it must keep q Quit): the status bar names them while they apply.
+BINDINGS: list[BindingType] = [
+    Binding("a", "approve", "Approve", show=False),
+    Binding("d", "deny", "Deny", show=False),
+    Binding("c", "change", "Change", show=False),
+    Binding("i", "inspect_pending", "Pending", show=False),
+]
 
 
-class PauseActionsScreen(LiveControlScreen):
-    """A LiveControlScreen whose pause before acting can be approved, denied or changed."""
+class DialogHost(Protocol):
+    """What PauseActions asks of its screen: the app (dialogs, suspending for $EDITOR) and notices."""
 
-    # Not in the footer (at 80 columns it must keep q Quit): the status bar names them while they apply.
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "approve", "Approve", show=False),
-        Binding("d", "deny", "Deny", show=False),
-        Binding("c", "change", "Change", show=False),
-        Binding("i", "inspect_pending", "Pending", show=False),
-    ]
+    @property
+    def app(self) -> App[object]: ...
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = ...,
+        severity: SeverityLevel = ...,
+        timeout: float | None = ...,
+        markup: bool = ...,
+    ) -> None: ...
+
+
+class PauseActions:
+    """Approves, denies or changes what a live run paused before acting would do, and resumes it."""
+
+    def __init__(self, host: DialogHost, control: LiveController) -> None:
+        self.host = host
+        self.control = control  # resumes the run carrying the decision
 
     # ---- what is pending ------------------------------------------------------------------------
     def _pending_snapshot(self) -> RuntimeSnapshot | None:
         """The snapshot of a run paused before acting with actions pending, else None."""
-        live = self.live
-        snapshot = live.snapshot if live is not None and not self.engine_running else None
+        live = self.control.live
+        snapshot = live.snapshot if live is not None and not self.control.running else None
         if snapshot is None or snapshot.boundary != "before_act" or not snapshot.pending_actions:
             return None
         return snapshot
@@ -54,41 +78,44 @@ class PauseActionsScreen(LiveControlScreen):
     def pending_in_full(self) -> Text:
         """The pending actions in full (a file write as a diff against the workspace file)."""
         snapshot = self._pending_snapshot()
-        if snapshot is None or self.live is None:
+        if snapshot is None or self.control.live is None:
             return Text("nothing pending")
-        roots = workspace_roots(self.live.agent, self.live.engine)
+        roots = workspace_roots(self.control.live.agent, self.control.live.engine)
         return pending_text(self._pending_dicts(snapshot), roots)
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """a/d/c only in a live run; active only while it is paused before acting."""
-        if action in ("approve", "deny", "change", "inspect_pending"):
-            if self.live is None:
-                return False
-            return True if self._pending_snapshot() is not None else None
-        return super().check_action(action, parameters)
+    def check(self) -> bool | None:
+        """a / d / c / i: only in a live run; active only while it is paused before acting."""
+        if self.control.live is None:
+            return False
+        return True if self._pending_snapshot() is not None else None
 
-    def action_inspect_pending(self) -> None:
+    def inspect_pending(self) -> None:
         """Show the pending actions in full; a / d / c there act as they do here."""
         if self._pending_snapshot() is None:
             return
 
         def chosen(what: str | None) -> None:
-            if what in ("approve", "deny", "change"):
-                getattr(self, f"action_{what}")()
+            actions: dict[str | None, Callable[[], None]] = {
+                "approve": self.approve,
+                "deny": self.deny,
+                "change": self.change,
+            }
+            if what in actions:
+                actions[what]()
 
         from tui.screens.pause_dialogs import PendingDialog  # the first frame needs no dialog
 
-        self.app.push_screen(PendingDialog(self.pending_in_full()), chosen)
+        self.host.app.push_screen(PendingDialog(self.pending_in_full()), chosen)
 
     # ---- the three decisions --------------------------------------------------------------------
-    def action_approve(self) -> None:
+    def approve(self) -> None:
         """Run the pending actions as they are."""
         from qitos.engine.approval import PauseDecision  # the Engine's, loaded when it is needed
 
         if self._pending_snapshot() is not None:
             self.decide(PauseDecision.approve(by=DECIDED_BY), "approved: running the pending action(s)")
 
-    def action_deny(self) -> None:
+    def deny(self) -> None:
         """Ask for a reason, then resume without running the pending actions."""
         if self._pending_snapshot() is None:
             return
@@ -100,9 +127,9 @@ class PauseActionsScreen(LiveControlScreen):
             if reason is not None:
                 self.decide(PauseDecision.deny(reason, by=DECIDED_BY), "denied: the agent is told why")
 
-        self.app.push_screen(DenyDialog(self.pending_in_full()), denied)
+        self.host.app.push_screen(DenyDialog(self.pending_in_full()), denied)
 
-    def action_change(self) -> None:
+    def change(self) -> None:
         """Edit the pending arguments as JSON in $EDITOR (the app suspends), else in a dialog."""
         snapshot = self._pending_snapshot()
         if snapshot is None:
@@ -115,7 +142,7 @@ class PauseActionsScreen(LiveControlScreen):
                 return
             problem = self.change_problem(edited)
             if problem is not None:
-                self.notify(problem, title="change refused", severity="error", markup=False, timeout=10)
+                self.host.notify(problem, title="change refused", severity="error", markup=False, timeout=10)
                 return
             self._apply_change(edited)
             return
@@ -126,18 +153,25 @@ class PauseActionsScreen(LiveControlScreen):
 
         from tui.screens.pause_dialogs import ChangeDialog
 
-        self.app.push_screen(ChangeDialog(self.pending_in_full(), document, self.change_problem), changed)
+        self.host.app.push_screen(
+            ChangeDialog(self.pending_in_full(), document, self.change_problem), changed
+        )
 
     def _edit_outside(self, editor: str, document: str) -> str | None:
         """Run the editor on a temporary JSON file while the app is suspended; the edited text."""
         return edit_text(
-            self.app, editor, document, prefix="qitos-change-", suffix=".json", on_failure=": nothing changed"
+            self.host.app,
+            editor,
+            document,
+            prefix="qitos-change-",
+            suffix=".json",
+            on_failure=": nothing changed",
         )
 
     def change_problem(self, text: str) -> str | None:
         """Why an edited document cannot be applied (bad JSON or the tool's schema), or None."""
         snapshot = self._pending_snapshot()
-        if snapshot is None or self.live is None:
+        if snapshot is None or self.control.live is None:
             return "the run is no longer paused before acting"
         from qitos.engine.approval import PauseDecision, decision_problem
 
@@ -145,7 +179,7 @@ class PauseActionsScreen(LiveControlScreen):
         if problem is not None or changes is None:
             return problem
         decision = PauseDecision(verdict="changed", changes=changes, by=DECIDED_BY)
-        return decision_problem(snapshot, decision, getattr(self.live.agent, "tool_registry", None))
+        return decision_problem(snapshot, decision, getattr(self.control.live.agent, "tool_registry", None))
 
     def _apply_change(self, text: str) -> None:
         snapshot = self._pending_snapshot()
@@ -166,7 +200,7 @@ class PauseActionsScreen(LiveControlScreen):
 
     def decide(self, decision: PauseDecision, note: str) -> None:
         """Resume the paused run carrying ``decision`` (the Engine records it in the trace)."""
-        if self.live is None:
+        if self.control.live is None:
             return
-        self.live.decision = decision
-        self._start_resume(note)
+        self.control.live.decision = decision
+        self.control.resume_with(note)

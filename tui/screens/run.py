@@ -1,4 +1,10 @@
-"""RunScreen: header, step list and the six panes over one RunStore, fed live or from a trace."""
+"""RunScreen: header, step list and the six panes over one RunStore, fed live or from a trace.
+
+The screen composes the view and owns the reactive state it pushes down; the work is its helpers':
+the Feeder folds the events (and holds the tail and follow state), the LiveController runs the
+Engine (p / r / s), PauseActions decides a pause before acting (a / d / c / i) and ForkAction forks
+the run (f). The workers are declared here (``@work`` needs a DOM node) and run the helpers' code.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +18,21 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal, Vertical
 from textual.lazy import Lazy
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
-from tui.messages import SearchResults
+from tui.messages import (
+    EventsAvailable,
+    FoldFinished,
+    FoldProgress,
+    FollowUpdate,
+    ReaderOpened,
+    RunCrashed,
+    RunReturned,
+    SearchResults,
+)
 from tui.panes.base import Pane, PaneFactory
 from tui.panes.budget import BudgetPane
 from tui.panes.compaction import CompactionPane
@@ -26,8 +42,12 @@ from tui.panes.exchanges import ExchangesPane
 from tui.panes.memory import MemoryPane
 from tui.panes.skills import SkillsPane
 from tui.prefetch import Prefetcher
-from tui.screens.dialogs import ConfirmDialog, HelpScreen, PromptDialog, binding_rows
-from tui.screens.fork_action import ForkActionScreen
+from tui.screens import fork_action, live_control, pause_actions
+from tui.screens.dialogs import ConfirmDialog, ErrorScreen, HelpScreen, PromptDialog, binding_rows
+from tui.screens.feeding import Feeder
+from tui.screens.fork_action import ForkAction
+from tui.screens.live_control import LiveController
+from tui.screens.pause_actions import PauseActions
 from tui.search import export_request, search_run
 from tui.store import RunStore
 from tui.take_text import copy_pane, focused_pane, open_pane
@@ -37,7 +57,10 @@ from tui.widgets.run_header import RunHeader, StatusBar
 from tui.widgets.step_list import StepList
 
 if TYPE_CHECKING:
+    from qitos.trace.reader import TraceReader
+    from tui.feed import EventFeed
     from tui.live import LiveRun
+    from tui.pacing import FoldPacer
 
 PANES: tuple[PaneFactory, ...] = (
     ExchangesPane,
@@ -65,10 +88,12 @@ WIDE = (160, 45)  # from this size on, every pane is on screen at once
 PREFETCH_AFTER_SECONDS = 0.02
 
 
-class RunScreen(ForkActionScreen):
+class RunScreen(Screen[None]):
     """One run: navigate its steps, read each pane at the selected step, pause and resume it live."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        *pause_actions.BINDINGS,
+        *fork_action.BINDINGS,
         Binding("left,h", "step(-1)", "Prev"),
         Binding("right,l", "step(1)", "Next"),
         Binding("home", "edge(0)", "First", show=False),
@@ -97,6 +122,16 @@ class RunScreen(ForkActionScreen):
         Binding("escape", "back", "Runs", show=False),
     ]
 
+    selected: reactive[int] = reactive(0, repaint=False)
+    """Position of the selected step; pushed down to the step list, the header and every pane."""
+    revision: reactive[int] = reactive(0, repaint=False)
+    """Bumped after the store folded new events (at most once per flush)."""
+    fold_progress: reactive[str] = reactive("", repaint=False)
+    """How far the background fold of a replay has come ("" when it is not running)."""
+    following: reactive[bool] = reactive(False, repaint=False)
+    """Shown in the header: the Feeder follows the trace while another process writes it."""
+    note: reactive[str] = reactive("", repaint=False)
+    """A transient line for the status bar (pause requested, export written, search results)."""
     expanded: reactive[bool] = reactive(False, repaint=False)
     """Exchanges pane: show long payloads whole."""
     raw: reactive[bool] = reactive(False, repaint=False)
@@ -120,11 +155,19 @@ class RunScreen(ForkActionScreen):
         from_list: bool = False,
         panes: tuple[PaneFactory, ...] | None = None,
     ) -> None:
-        super().__init__(store, replay=replay, live=live)
+        super().__init__()
+        self.store = store
+        self.replay = replay
+        self.live = live
+        self.feeder = Feeder(self, store, replay=replay, live=live)
+        self.notices = self.feeder.notices  # the status bar's: the Feeder and its peers add to it
+        self.live_control = LiveController(self, live, self.feeder)
+        self.pause_actions = PauseActions(self, self.live_control)
         # The six panes; the app swaps in the disk-backed Memory / Skills browsers when it knows
         # where the stores are (titles and order never change, so the key bindings hold).
         self.panes = panes if panes is not None else PANES
         self.export_dir = export_dir or Path.cwd()
+        self.fork_action = ForkAction(self, self.live_control, replay=replay, export_dir=self.export_dir)
         self.from_list = from_list
         self.matches: list[tuple[int, int]] = []
         self._search_scope = ""  # " (in the n of m events folded so far)" for a partial search
@@ -169,7 +212,7 @@ class RunScreen(ForkActionScreen):
     def on_mount(self) -> None:
         self.query_one(StepList).focus()
         self._apply_size()
-        self.start_feeding()
+        self.feeder.start()
         if self.live is not None:
             self.start_engine()
 
@@ -181,6 +224,7 @@ class RunScreen(ForkActionScreen):
         # Leaving by any other way than `q` (ctrl+q, a signal): a paused run still ends truthfully.
         if self.live is not None and self.live.snapshot is not None and not self.engine_running:
             self.live.stop_paused()
+        self.feeder.unmounted()
 
     def _apply_size(self) -> None:
         # A narrow footer drops the keys' padding, so that every shown key (q Quit last) fits.
@@ -196,14 +240,187 @@ class RunScreen(ForkActionScreen):
         for pane in self.query(Pane):
             pane.show()
 
+    # ---- the live run: p / r / s (LiveController) ------------------------------------------------
+    def action_pause(self) -> None:
+        """Ask the TUI's lifecycle policy to pause at the next step boundary."""
+        self.live_control.pause()
+
+    def action_resume(self) -> None:
+        """Resume the paused run from its snapshot."""
+        self.live_control.resume()
+
+    def action_single_step(self) -> None:
+        """Run one step and pause again."""
+        self.live_control.single_step()
+
+    def start_engine(self) -> None:
+        """Start the live run once the screen is up (the first frame would compete with it)."""
+        self.live_control.start()
+
+    @property
+    def engine_running(self) -> bool:
+        """Whether the Engine is running (asked to start, or resumed) and has not returned yet."""
+        return self.live_control.running
+
+    @property
+    def engine_answered(self) -> bool:
+        """Whether the live run has answered since it was started, and is not running again
+        (always True for a replay)."""
+        return self.live_control.answered
+
+    @property
+    def is_live(self) -> bool:
+        """Whether a live run is still going or paused (not yet finished)."""
+        return self.live_control.is_live
+
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="running the agent")
+    def run_engine(self, resume: bool) -> None:
+        """Run (or resume) the Engine on this worker thread; report how it returned."""
+        self.post_message(self.live_control.run(resume))
+
+    @on(RunReturned)
+    def _returned(self, message: RunReturned) -> None:
+        self.live_control.returned(message)
+
+    @on(RunCrashed)
+    def _crashed(self, message: RunCrashed) -> None:
+        self.live_control.crashed(message)
+
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="stopping the run")
+    def stop_paused_run(self) -> None:
+        """Stop the paused run (its trace is finalised as stopped), then quit the app."""
+        try:
+            self.live_control.stop_paused()
+        finally:
+            self.app.call_from_thread(self.app.exit)
+
+    def show_note(self, note: str) -> None:
+        """Put a transient line in the status bar ("" clears it)."""
+        self.note = note
+
+    def show_error(self, title: str, detail: str) -> None:
+        """Show what went wrong in the error panel."""
+        self.app.push_screen(ErrorScreen(title, detail))
+
+    # ---- a pause before acting: a / d / c / i (PauseActions) -------------------------------------
+    def action_approve(self) -> None:
+        """Run the pending actions as they are."""
+        self.pause_actions.approve()
+
+    def action_deny(self) -> None:
+        """Ask for a reason, then resume without running the pending actions."""
+        self.pause_actions.deny()
+
+    def action_change(self) -> None:
+        """Edit the pending arguments as JSON in $EDITOR (the app suspends), else in a dialog."""
+        self.pause_actions.change()
+
+    def action_inspect_pending(self) -> None:
+        """Show the pending actions in full; a / d / c there act as they do here."""
+        self.pause_actions.inspect_pending()
+
+    # ---- f (ForkAction) --------------------------------------------------------------------------
+    def action_fork(self) -> None:
+        """Fork at the selected step: replay up to it, pause there, go on live when resumed."""
+        self.fork_action.fork(self.selected)
+
+    # ---- the fold (Feeder): its workers and messages ---------------------------------------------
+    @property
+    def follow_writes(self) -> bool:
+        """Replay: follow the trace as another process writes it even if it is not running now."""
+        return self.feeder.follow_writes
+
+    @follow_writes.setter
+    def follow_writes(self, value: bool) -> None:
+        self.feeder.follow_writes = value
+
+    @property
+    def follow_result(self) -> str | None:
+        """The status following the trace ended with (None while following, or never followed)."""
+        return self.feeder.follow_result
+
+    @property
+    def feed(self) -> EventFeed:
+        """Where producers hand events to the fold."""
+        return self.feeder.feed
+
+    @property
+    def pacer(self) -> FoldPacer:
+        """When the fold may work and when the screen shows what it folded."""
+        return self.feeder.pacer
+
+    @property
+    def reader(self) -> TraceReader | None:
+        """The replayed trace's reader, once it is open."""
+        return self.feeder.reader
+
+    def _flush_now(self) -> None:
+        """Show what is folded now."""
+        self.feeder.flush_now()
+
+    def show_folded(self, newest: int | None) -> None:
+        """New state is folded: select position ``newest`` (when not None) and push it down."""
+        if newest is not None:
+            self.selected = newest
+        self.revision += 1
+
+    def show_progress(self, text: str) -> None:
+        """How far the background fold has come ("" once it is done)."""
+        self.fold_progress = text
+
+    def show_following(self, following: bool) -> None:
+        """Whether the trace is being followed now (the header says so)."""
+        self.following = following
+
+    def stop_workers(self, *groups: str) -> None:
+        """Cancel this screen's workers in ``groups``."""
+        for group in groups:
+            self.workers.cancel_group(self, group)
+
+    @on(EventsAvailable)
+    def _events_available(self) -> None:
+        self.feeder.events_available()
+
+    @work(thread=True, exclusive=True, group="reader", exit_on_error=False, description="indexing the trace")
+    def open_reader(self) -> None:
+        """Open (index) the trace with the TraceReader off the UI thread."""
+        self.feeder.open_reader()
+
+    @on(ReaderOpened)
+    def _reader_opened(self, message: ReaderOpened) -> None:
+        self.feeder.reader_opened(message)
+
+    @work(thread=True, exclusive=True, group="fold", exit_on_error=False, description="folding the trace")
+    def fold_trace(self, start: int) -> None:
+        """Read every event after the first paint and hand it to the fold in blocks, with progress."""
+        worker = get_current_worker()
+        self.feeder.fold_trace(start, cancelled=lambda: worker.is_cancelled)
+
+    @on(FoldProgress)
+    def _progress(self, message: FoldProgress) -> None:
+        self.feeder.progress(message)
+
+    @on(FoldFinished)
+    def _fold_done(self, message: FoldFinished) -> None:
+        self.feeder.fold_done(message)
+
+    @work(exclusive=True, group="follow", exit_on_error=False, description="following the trace")
+    async def follow_trace(self, start: int) -> None:
+        """Fold events another process appends to the trace, until the run is finished."""
+        await self.feeder.follow_trace(start)
+
+    @on(FollowUpdate)
+    def _follow_update(self, message: FollowUpdate) -> None:
+        self.feeder.follow_update(message)
+
     # ---- navigation --------------------------------------------------------------------------
     def _select(self, pos: int) -> None:
-        self.key_pressed()
+        self.feeder.key_pressed()
         n = len(self.store.steps)
         if n == 0:
             return
         self.selected = max(0, min(n - 1, pos))
-        self._tail = self.selected == n - 1
+        self.feeder.selected(self.selected)
         self._prefetch_soon()
 
     def _prefetch_soon(self) -> None:
@@ -439,15 +656,22 @@ class RunScreen(ForkActionScreen):
         self.app.push_screen(HelpScreen(rows))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Escape goes back only to a run list this run was opened from."""
+        """Escape goes back only to a run list this run was opened from; the helpers' keys are
+        theirs to hide (False) or grey out (None)."""
         if action == "back":
             return self.from_list
-        return super().check_action(action, parameters)
+        if action == "fork":
+            return self.fork_action.check()
+        if action in pause_actions.ACTIONS:
+            return self.pause_actions.check()
+        if action in live_control.ACTIONS:
+            return self.live_control.check(action)
+        return True
 
     def action_back(self) -> None:
         """Back to the run list."""
         if self.from_list:
-            self.stop_feeding()
+            self.feeder.stop()
             self.dismiss(None)
 
     async def request_quit(self) -> None:
