@@ -8,6 +8,7 @@ from functools import partial
 from typing import Any
 
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.text import Text
 from textual.reactive import reactive
 from textual.strip import Strip
@@ -27,7 +28,8 @@ from qitos.trace.payloads import (
 from tui.failures import attempt_text, error_line, latency_text
 from tui.panes.base import Block, Blocks, LinePane
 from tui.request_diff import MessageDiff, message_diff, message_key
-from tui.store import Exchange, StepSummary, format_action
+from tui.store import Exchange, StepSummary
+from tui.structured import Reply, code_text, is_block, lexer_name, line_count, understood, value_text
 from tui.text import inert
 from tui.widgets.tones import BOLD, DIM, ITALIC
 
@@ -303,14 +305,11 @@ class ExchangesPane(LinePane):
             lines.extend(self._request_lines(ex, message_diff(self.store, ex)))
         if ex.response is not None:
             response = ModelResponse.read(self.store.load(ex.response).payload)
-            lines.extend(self._block("assistant", response.text, "assistant", dim))
-            for call in response.tool_calls:
-                lines.append(
-                    inert(
-                        f"  ⇒ {format_action(call)}",
-                        style=self.tone("tool", DIM) if dim else self.tone("tool"),
-                    )
-                )
+            reply = understood(response.text, response.tool_calls)
+            if reply is None:  # no parser reads it: the text as it is
+                lines.extend(self._block("assistant", response.text, "assistant", dim))
+            else:
+                lines.extend(self._reply_lines(reply))
             if response.usage.figures:
                 figures = ", ".join(f"{k} {v}" for k, v in response.usage.figures)
                 # The Engine estimated these (the model reported none): say so, never pass them off.
@@ -326,6 +325,38 @@ class ExchangesPane(LinePane):
         for i in ex.tool_results:
             lines.extend(self._tool_result(payload_of(self.store.load(i)), dim))
         return Group(*lines)
+
+    def _reply_lines(self, reply: Reply) -> list[RenderableType]:
+        """A reply a parser understood: its thought, each action with one argument per line (text
+        blocks for long strings, highlighted by the named file's extension), or its final answer."""
+        lines: list[RenderableType] = []
+        if reply.thought:
+            lines.extend(self._block("assistant", reply.thought, "assistant", False))
+        else:
+            lines.append(Text("assistant", style=self.tone("assistant", BOLD)))
+        for name, args in reply.actions:
+            head = Text("  → ", style="dim")
+            head.append_text(self._mark(inert(name, self.tone("tool", BOLD))))
+            lines.append(head)
+            items = list(args.items()) if isinstance(args, dict) else [("args", args)]
+            width = max((len(key) for key, _ in items), default=0)
+            lexer = lexer_name(args)
+            for key, value in items:
+                line = inert(f"    {key:<{width}}  ", "dim")
+                if is_block(value):
+                    shown, note = fold(value, self.expanded)
+                    line.append(f"{line_count(value)} lines, {len(value)} chars", style="dim italic")
+                    lines.append(line)
+                    code = self._mark(code_text(shown, lexer if key not in ("path",) else None, self.tone))
+                    lines.append(Padding(code, (0, 0, 0, 6)))
+                    if note:
+                        lines.append(Text(f"      {note}", style="dim italic"))
+                else:
+                    line.append_text(self._mark(inert(value_text(value))))
+                    lines.append(line)
+        if reply.final_answer is not None:
+            lines.extend(self._block("final answer", reply.final_answer, "good", False))
+        return lines
 
     def _request_lines(self, ex: Exchange, diff: MessageDiff | None) -> list[Text]:
         """The request's messages: what changed since the previous request (added, then removed and
