@@ -117,3 +117,18 @@ def inert(value: object, style: StyleType = "") -> Text:
     parts.append(text[last:])
     # Spans given at construction: stylize() per placeholder costs several times more.
     return Text("".join(parts), style=style, spans=spans)
+
+
+_LONG_HEX: Final = re.compile(r"[0-9a-fA-F]{16,}")  # a hash or digest: its ends tell it apart
+
+
+def short_id(value: str, run_id: str = "") -> str:
+    """``value`` (an id, or text holding ids) in its short form for showing in context: without the
+    run id it repeats (``run:req-0006`` is ``req-0006``), hashes as their ends (``3a8504…3869``).
+
+    Raw views and exports show the whole value; this is for panes where the context says the rest."""
+    if run_id and value.startswith(run_id + ":"):
+        value = value[len(run_id) + 1 :]
+    if run_id and f" {run_id}:" in value:
+        value = value.replace(f" {run_id}:", " ")
+    return _LONG_HEX.sub(lambda match: f"{match[0][:6]}…{match[0][-4:]}", value)

@@ -9,7 +9,7 @@ from tui.panes.base import LinePane
 from tui.panes.context import no_request_note, request_view
 from tui.panes.parts import kv
 from tui.store import StepSummary
-from tui.text import inert
+from tui.text import inert, short_id
 
 
 class CompactionPane(LinePane):
@@ -29,11 +29,14 @@ class CompactionPane(LinePane):
         if not view.receipts:
             return Text(f"step {step.step}: nothing compacted for this request", style="dim")
         parts: list[RenderableType] = []
+        run_id = self.store.run_id
         for r in view.receipts:
-            parts.append(inert(f"receipt {r.receipt_id}", style="bold"))
+            # Receipt ids and digests in their short form, so none wraps mid-value: the raw event
+            # (Events pane) and the export have them whole.
+            parts.append(inert(f"receipt {short_id(r.receipt_id, run_id)}", style="bold"))
             parts.append(kv("  policy", r.policy_id))
-            parts.append(kv("  inputs", ", ".join(r.input_exchange_ids) or "-"))
-            parts.append(kv("  digest", r.output_digest))
+            parts.append(kv("  inputs", ", ".join(short_id(x, run_id) for x in r.input_exchange_ids) or "-"))
+            parts.append(kv("  digest", short_id(r.output_digest, run_id)))
             parts.append(
                 kv("  losses", "; ".join(r.declared_losses) or "none declared", style=self.tone("warn"))
             )

@@ -30,7 +30,7 @@ from tui.panes.base import Block, Blocks, LinePane
 from tui.request_diff import MessageDiff, message_diff, message_key
 from tui.store import Exchange, StepSummary
 from tui.structured import Reply, code_text, is_block, lexer_name, line_count, understood, value_text
-from tui.text import inert
+from tui.text import inert, short_id
 from tui.widgets.tones import BOLD, DIM, ITALIC
 
 FOLD_LINES = 6
@@ -275,10 +275,11 @@ class ExchangesPane(LinePane):
                 line.stylize("dim")
         return out
 
-    @staticmethod
-    def _title(ex: Exchange, dim: bool, receipt: Receipt | None) -> Text:
-        """The exchange's title line; exchanges left out of the selected request say so, dimmed."""
-        title = inert(f"── #{ex.number} {ex.exchange_id} · step {ex.step}", style="bold")
+    def _title(self, ex: Exchange, dim: bool, receipt: Receipt | None) -> Text:
+        """The exchange's title line; exchanges left out of the selected request say so, dimmed.
+        Ids in their short form (the raw view and the export have them whole)."""
+        run_id = self.store.run_id
+        title = inert(f"── #{ex.number} {short_id(ex.exchange_id, run_id)} · step {ex.step}", style="bold")
         if ex.tokens:
             title.append(f" · {ex.tokens} tokens", style="dim")
         if dim:
@@ -288,7 +289,10 @@ class ExchangesPane(LinePane):
                 title.append(" (history policy)", style="dim italic")
             elif receipt:
                 title.append_text(
-                    inert(f" (receipt {receipt.receipt_id} by {receipt.policy_id})", "dim italic")
+                    inert(
+                        f" (receipt {short_id(receipt.receipt_id, run_id)} by {receipt.policy_id})",
+                        "dim italic",
+                    )
                 )
         return title
 
@@ -383,7 +387,8 @@ class ExchangesPane(LinePane):
             for msg in diff.removed:
                 lines.extend(self._block(f"− removed {msg.role}", as_text(msg.content), "bad", False))
             if diff.removed:
-                lines.append(inert(f"  removed by: {diff.removal_cause}", style=self.tone("bad", ITALIC)))
+                cause = short_id(diff.removal_cause, self.store.run_id)
+                lines.append(inert(f"  removed by: {cause}", style=self.tone("bad", ITALIC)))
         return lines
 
     def _messages(self, index: int) -> tuple[Message, ...]:
