@@ -21,6 +21,7 @@ def test_reply_structured_and_expanded(snap_compare, demo_live, size: tuple[int,
 
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_compaction_short_ids(snap_compare, demo_live, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
-    """The Compaction pane (4): the receipt id and digest by their ends, never wrapped mid-value."""
+    """The Compaction pane (4): the receipt id and digest by their ends, never wrapped mid-value;
+    the five exchanges lost whole in one line."""
     app = make_app(live=demo_live())
     assert snap_compare(app, press=["4"], terminal_size=size, run_before=screenshots.settle)

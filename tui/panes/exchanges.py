@@ -263,10 +263,14 @@ class ExchangesPane(LinePane):
             self._counting += text.highlight_words([self.search_text], style="reverse", case_sensitive=False)
         return text
 
-    def _block(self, label: str, body: str, tone: str | None, dim: bool) -> list[Text]:
+    def _block(self, label: str, body: str, tone: str | None, dim: bool, body_style: str = "") -> list[Text]:
+        """``label  body``: the label small and in its tone, the body in the normal weight and
+        colour (colour marks who wrote it, not whole blocks of text), folded unless expanded."""
         shown, note = fold(body, self.expanded)
-        head = inert(f"{label}: ", style=self.tone(tone, BOLD) if tone else BOLD)
-        head.append(self._mark(inert(shown)))
+        head = Text()
+        head.append_text(inert(label, style=self.tone(tone) if tone else DIM))
+        head.append("  ")
+        head.append_text(self._mark(inert(shown, body_style)))
         out = [head]
         if note:
             out.append(Text(note, style="dim italic"))
@@ -337,7 +341,7 @@ class ExchangesPane(LinePane):
         if reply.thought:
             lines.extend(self._block("assistant", reply.thought, "assistant", False))
         else:
-            lines.append(Text("assistant", style=self.tone("assistant", BOLD)))
+            lines.append(Text("assistant", style=self.tone("assistant")))
         for name, args in reply.actions:
             head = Text("  → ", style="dim")
             head.append_text(self._mark(inert(name, self.tone("tool", BOLD))))
@@ -385,7 +389,8 @@ class ExchangesPane(LinePane):
             if not diff.added:
                 lines.append(Text(f"  no message added since #{diff.previous_number}", style="dim italic"))
             for msg in diff.removed:
-                lines.extend(self._block(f"− removed {msg.role}", as_text(msg.content), "bad", False))
+                # What the request lost: the label says so in its tone, the text dimmed.
+                lines.extend(self._block(f"− removed {msg.role}", as_text(msg.content), "bad", False, "dim"))
             if diff.removed:
                 cause = short_id(diff.removal_cause, self.store.run_id)
                 lines.append(inert(f"  removed by: {cause}", style=self.tone("bad", ITALIC)))

@@ -1,4 +1,4 @@
-"""Ids in their short form where the context says the rest; whole in the raw view."""
+"""Ids in their short form where the context says the rest (whole in the raw view); losses grouped."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 from tui import screenshots
 from tui.app import make_app
 from tui.live import LiveRun
-from tui.panes.compaction import CompactionPane
+from tui.panes.compaction import CompactionPane, grouped_losses
 from tui.panes.context import ContextPane
 from tui.panes.exchanges import ExchangesPane
 from tui.text import short_id
@@ -48,3 +48,16 @@ async def test_panes_show_short_ids_and_the_raw_view_whole_ones(demo_live: Calla
         await screenshots.settle(pilot)
         assert '"request_id": "demo_run:req-0006"' in exchanges.plain(400)
         await pilot.press("q", "y")
+
+
+def test_repeated_losses_are_grouped_and_the_rest_kept_in_order() -> None:
+    losses = [f"exchange ex-00000{n} omitted whole, without a summary" for n in range(1, 10)]
+    assert grouped_losses(losses) == ["9 exchanges omitted whole, without a summary: ex-000001 … ex-000009"]
+    mixed = ["tool output bodies", *losses[:2], "intermediate reasoning", "tool input bodies"]
+    assert grouped_losses(mixed) == [
+        "tool output bodies",
+        "2 exchanges omitted whole, without a summary: ex-000001, ex-000002",
+        "intermediate reasoning",
+        "tool input bodies",
+    ]
+    assert grouped_losses(losses[:1]) == [losses[0]]
