@@ -11,6 +11,7 @@ it into a ``Text`` here (or, where it draws raw segments, into a string with ``i
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Final
 
@@ -132,3 +133,27 @@ def short_id(value: str, run_id: str = "") -> str:
     if run_id and f" {run_id}:" in value:
         value = value.replace(f" {run_id}:", " ")
     return _LONG_HEX.sub(lambda match: f"{match[0][:6]}…{match[0][-4:]}", value)
+
+
+PAUSE_MARK: Final = "‖"
+"""The paused mark: U+2016, in the common terminal fonts (⏸, U+23F8, is missing from most)."""
+PAUSE_MARK_ASCII: Final = "|"
+
+
+def locale_is_utf8() -> bool:
+    """Whether the locale (LC_ALL, then LC_CTYPE, then LANG: the first one set) says UTF-8.
+
+    Python itself treats a C locale as UTF-8 (PEP 538), so the environment is read, not the
+    streams' encodings. With none of them set the terminal is taken to be UTF-8, as Textual does
+    for its borders."""
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            charset = value.partition(".")[2].partition("@")[0].lower().replace("-", "")
+            return charset == "utf8"
+    return True
+
+
+def pause_mark() -> str:
+    """The paused mark for this terminal: ``‖``, or ``|`` where the locale is not UTF-8."""
+    return PAUSE_MARK if locale_is_utf8() else PAUSE_MARK_ASCII

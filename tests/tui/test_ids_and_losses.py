@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from tui import screenshots
 from tui.app import make_app
 from tui.live import LiveRun
 from tui.panes.compaction import CompactionPane, grouped_losses
 from tui.panes.context import ContextPane
 from tui.panes.exchanges import ExchangesPane
-from tui.text import short_id
+from tui.text import pause_mark, short_id
 
 RUN = "qitos_20261201_062653_824080"
 
@@ -61,3 +63,16 @@ def test_repeated_losses_are_grouped_and_the_rest_kept_in_order() -> None:
         "tool input bodies",
     ]
     assert grouped_losses(losses[:1]) == [losses[0]]
+
+
+def test_the_paused_mark_falls_back_to_ascii_outside_a_utf8_locale(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert pause_mark() == "‖"  # the suite's UTF-8 locale (conftest)
+    monkeypatch.setenv("LC_ALL", "C")
+    assert pause_mark() == "|"
+    monkeypatch.setenv("LC_ALL", "en_US.ISO-8859-1")
+    assert pause_mark() == "|"
+    monkeypatch.setenv("LC_ALL", "de_DE.utf8@euro")
+    assert pause_mark() == "‖"
+    monkeypatch.delenv("LC_ALL")
+    monkeypatch.setenv("LC_CTYPE", "POSIX")
+    assert pause_mark() == "|"

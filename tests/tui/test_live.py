@@ -211,7 +211,7 @@ def test_list_source_is_a_stable_slice_while_appending() -> None:
 
 
 async def test_a_paused_step_shows_as_pending_not_finished(demo_live: Callable[..., LiveRun]) -> None:
-    """The step a run is paused in is marked ⏸ with its pending action, and its panes say its
+    """The step a run is paused in is marked ‖ with its pending action, and its panes say its
     request is not sent yet rather than that it sent none."""
     from tui.panes.compaction import CompactionPane
     from tui.panes.context import ContextPane
@@ -234,19 +234,19 @@ async def test_a_paused_step_shows_as_pending_not_finished(demo_live: Callable[.
             return steps.render_line(len(store.steps) - 1 - int(steps.scroll_offset.y)).text
 
         assert store.pause is not None and store.pause.boundary == "before_act"
-        assert last_row().startswith(f"⏸ {store.pause.step}") and "pending: read_file(" in last_row()
+        assert last_row().startswith(f"‖ {store.pause.step}") and "pending: read_file(" in last_row()
         await pilot.press("s")  # one step, then paused before the next one decides
         await screenshots.settle(pilot)
         assert store.pause is not None and store.pause.boundary == "before_decide"
         assert store.steps[-1].step == store.pause.step and screen.selected == len(store.steps) - 1
-        assert last_row().startswith(f"⏸ {store.pause.step}") and "paused before deciding" in last_row()
+        assert last_row().startswith(f"‖ {store.pause.step}") and "paused before deciding" in last_row()
         note = f"step {store.pause.step} is paused before deciding: its model request is not sent yet"
         assert note in screen.query_one(ContextPane).plain(200)
         assert note in screen.query_one(CompactionPane).plain(200)
         await pilot.press("r")
         await screenshots.settle(pilot)  # the demo's own policy pauses it before writing a file
         assert store.pause is not None and store.pause.policy_id == "demo.review-writes"
-        assert last_row().startswith(f"⏸ {store.pause.step}") and "pending: write_file(" in last_row()
+        assert last_row().startswith(f"‖ {store.pause.step}") and "pending: write_file(" in last_row()
         await pilot.press("q", "y")
         await screenshots.settle(pilot)
 

@@ -25,3 +25,18 @@ def test_compaction_short_ids(snap_compare, demo_live, size: tuple[int, int]) ->
     the five exchanges lost whole in one line."""
     app = make_app(live=demo_live())
     assert snap_compare(app, press=["4"], terminal_size=size, run_before=screenshots.settle)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_paused_mark_in_an_ascii_locale(snap_compare, demo_live, monkeypatch, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """Where the locale is not UTF-8 the paused mark in the bar and the step list is ASCII."""
+    monkeypatch.setenv("LC_ALL", "C")
+    app = make_app(live=demo_live())
+    assert snap_compare(app, terminal_size=size, run_before=screenshots.settle)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_budget_bars_line_up_with_their_figures(snap_compare, demo_live, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """The Budget pane (3): every category's bar starts in the same column, after its figures."""
+    app = make_app(live=demo_live())
+    assert snap_compare(app, press=["3"], terminal_size=size, run_before=screenshots.settle)

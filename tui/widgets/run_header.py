@@ -11,7 +11,7 @@ from textual.widgets import Static
 from tui.failures import error_line
 from tui.store import RunStore
 from tui.structured import action_line
-from tui.text import inert
+from tui.text import inert, pause_mark
 from tui.widgets.tones import BOLD, ITALIC, TONE_CLASSES, Toned, tone_css
 
 STATUS_TONES = {
@@ -146,7 +146,7 @@ class StatusBar(Static, Toned):
             if out:
                 out.append("\n")
             who = "the TUI's request (p/s)" if pause.own else f"the agent's policy {pause.policy_id}"
-            out.append("⏸ paused ", style=self.tone("warn", BOLD))
+            out.append(f"{pause_mark()} paused ", style=self.tone("warn", BOLD))
             # The policy id, reason and pending actions come from the agent and the model: inert.
             out.append_text(inert(f"by {who} at step {pause.step} {pause.boundary}"))
             if pause.reason and not pause.reason.startswith(pause.policy_id):  # not just the id again
