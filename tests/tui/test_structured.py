@@ -7,10 +7,11 @@ from collections.abc import Callable
 
 from rich.style import Style
 
+from qitos.trace.payloads import Message
 from tui import screenshots
 from tui.app import make_app
 from tui.live import LiveRun
-from tui.panes.exchanges import ExchangesPane
+from tui.panes.exchanges import ExchangesPane, message_text
 from tui.structured import action_line, code_text, lexer_name, understood
 
 WRITE = {"name": "write_file", "args": {"path": "calc.py", "content": "def add(a, b):\n    return a + b\n"}}
@@ -89,3 +90,12 @@ async def test_the_exchanges_pane_shows_the_demos_write_structured_and_v_the_raw
         raw = pane.plain(400)
         assert '\\"\\"\\"Small arithmetic' in raw and "→ write_file" not in raw
         await pilot.press("q", "y")
+
+
+def test_an_earlier_reply_in_a_request_reads_as_its_thought_and_action() -> None:
+    content = json.dumps(
+        {"thought": "look first", "action": {"name": "read_file", "args": {"path": "calc.py"}}}
+    )
+    assert message_text(Message("assistant", content)) == "look first\n→ read_file path=calc.py"
+    assert message_text(Message("user", content)) == content  # only the model's replies are parsed
+    assert message_text(Message("assistant", "plain words")) == "plain words"

@@ -29,7 +29,16 @@ from tui.failures import attempt_text, error_line, latency_text
 from tui.panes.base import Block, Blocks, LinePane
 from tui.request_diff import MessageDiff, message_diff, message_key
 from tui.store import Exchange, StepSummary
-from tui.structured import Reply, code_text, is_block, lexer_name, line_count, understood, value_text
+from tui.structured import (
+    Reply,
+    action_line,
+    code_text,
+    is_block,
+    lexer_name,
+    line_count,
+    understood,
+    value_text,
+)
 from tui.text import inert, short_id
 from tui.widgets.tones import BOLD, DIM, ITALIC
 
@@ -64,6 +73,22 @@ def as_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, indent=1, default=str)
+
+
+def message_text(msg: Message) -> str:
+    """A request message's text; an earlier reply of the model the parsers understand as its
+    thought and its actions on one line each (``→ read_file path=calc.py``), not as its JSON."""
+    body = as_text(msg.content)
+    if msg.role != "assistant" or not isinstance(msg.content, str):
+        return body
+    reply = understood(msg.content)
+    if reply is None:
+        return body
+    lines = [reply.thought] if reply.thought else []
+    lines.extend(f"→ {action_line({'name': name, 'args': args})}" for name, args in reply.actions)
+    if reply.final_answer is not None:
+        lines.append(f"final answer: {reply.final_answer}")
+    return "\n".join(lines)
 
 
 class ExchangesPane(LinePane):
@@ -373,8 +398,7 @@ class ExchangesPane(LinePane):
         if diff is None:  # the first request: everything in it is new
             lines: list[Text] = []
             for msg in messages:
-                role, body = msg.role, as_text(msg.content)
-                lines.extend(self._block(role, body, ROLE_TONES.get(role), False))
+                lines.extend(self._block(msg.role, message_text(msg), ROLE_TONES.get(msg.role), False))
             return lines
         added = diff.added_keys
         tag = f" · new since #{diff.previous_number}"
@@ -384,13 +408,13 @@ class ExchangesPane(LinePane):
             if key not in added and not self.whole:
                 continue
             label = msg.role + (tag if key in added else "")
-            lines.extend(self._block(label, as_text(msg.content), ROLE_TONES.get(msg.role), False))
+            lines.extend(self._block(label, message_text(msg), ROLE_TONES.get(msg.role), False))
         if not self.whole:
             if not diff.added:
                 lines.append(Text(f"  no message added since #{diff.previous_number}", style="dim italic"))
             for msg in diff.removed:
                 # What the request lost: the label says so in its tone, the text dimmed.
-                lines.extend(self._block(f"− removed {msg.role}", as_text(msg.content), "bad", False, "dim"))
+                lines.extend(self._block(f"− removed {msg.role}", message_text(msg), "bad", False, "dim"))
             if diff.removed:
                 cause = short_id(diff.removal_cause, self.store.run_id)
                 lines.append(inert(f"  removed by: {cause}", style=self.tone("bad", ITALIC)))
