@@ -11,6 +11,7 @@ it into a ``Text`` here (or, where it draws raw segments, into a string with ``i
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Final
 
@@ -117,3 +118,42 @@ def inert(value: object, style: StyleType = "") -> Text:
     parts.append(text[last:])
     # Spans given at construction: stylize() per placeholder costs several times more.
     return Text("".join(parts), style=style, spans=spans)
+
+
+_LONG_HEX: Final = re.compile(r"[0-9a-fA-F]{16,}")  # a hash or digest: its ends tell it apart
+
+
+def short_id(value: str, run_id: str = "") -> str:
+    """``value`` (an id, or text holding ids) in its short form for showing in context: without the
+    run id it repeats (``run:req-0006`` is ``req-0006``), hashes as their ends (``3a8504…3869``).
+
+    Raw views and exports show the whole value; this is for panes where the context says the rest."""
+    if run_id and value.startswith(run_id + ":"):
+        value = value[len(run_id) + 1 :]
+    if run_id and f" {run_id}:" in value:
+        value = value.replace(f" {run_id}:", " ")
+    return _LONG_HEX.sub(lambda match: f"{match[0][:6]}…{match[0][-4:]}", value)
+
+
+PAUSE_MARK: Final = "‖"
+"""The paused mark: U+2016, in the common terminal fonts (⏸, U+23F8, is missing from most)."""
+PAUSE_MARK_ASCII: Final = "|"
+
+
+def locale_is_utf8() -> bool:
+    """Whether the locale (LC_ALL, then LC_CTYPE, then LANG: the first one set) says UTF-8.
+
+    Python itself treats a C locale as UTF-8 (PEP 538), so the environment is read, not the
+    streams' encodings. With none of them set the terminal is taken to be UTF-8, as Textual does
+    for its borders."""
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            charset = value.partition(".")[2].partition("@")[0].lower().replace("-", "")
+            return charset == "utf8"
+    return True
+
+
+def pause_mark() -> str:
+    """The paused mark for this terminal: ``‖``, or ``|`` where the locale is not UTF-8."""
+    return PAUSE_MARK if locale_is_utf8() else PAUSE_MARK_ASCII

@@ -14,6 +14,15 @@ from tui.live import LiveRun
 from tui.synthetic import synthetic_events, write_trace
 
 
+@pytest.fixture(autouse=True)
+def utf8_locale(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A UTF-8 locale, whatever the shell's: the marks drawn (tui.text.pause_mark) follow it, and
+    snapshots must not depend on where the suite runs. A test of the ASCII fallback sets its own."""
+    for name in ("LC_ALL", "LC_CTYPE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+
+
 @pytest.fixture
 def synthetic_run(tmp_path: Path) -> Path:
     """A finished 6-step run with request views, receipts, memory, a skill and an agent pause."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from textual.app import App, ComposeResult
 
 from tui.panes.budget import BudgetPane
@@ -38,3 +40,40 @@ async def test_the_sparkline_follows_the_store_whatever_order_step_and_revision_
         shown = drawn(pane)
         assert "used chars per step, top" in shown and "no step of this run" not in shown
         assert f"run {len(store.steps)} steps" in shown
+
+
+class BudgetApp(App[None]):
+    """The Budget pane alone over a store."""
+
+    def __init__(self, store: RunStore) -> None:
+        super().__init__()
+        self.store = store
+
+    def compose(self) -> ComposeResult:
+        yield BudgetPane(self.store)
+
+
+async def test_bars_line_up_with_their_figures_whatever_the_names_and_figures() -> None:
+    """A category named longer than the default column and a figure of seven digits: every
+    figure ends, and every bar starts, in the same column."""
+    events = list(synthetic_events(2, pause_at=None))
+    last = max(i for i, e in enumerate(events) if e.phase == "model_request")
+    budget = events[last].payload["view"]["budget"]
+    budget["used"] = {**budget["used"], "retrieved_documents": 1234567}
+    budget["max_units"] = 2_000_000
+    store = RunStore(ListSource(events))
+    store.apply(events, 0)
+    async with BudgetApp(store).run_test(size=(100, 30)) as pilot:
+        pane = pilot.app.query_one(BudgetPane)
+        pane.selected = len(store.steps) - 1
+        await pilot.pause()
+        rows = [
+            line
+            for line in drawn(pane).splitlines()
+            if line.startswith(("instructions", "retrieved", "used ")) and "per step" not in line
+        ]
+        assert len(rows) == 3, drawn(pane)
+        figure_ends = {re.search(r"\d+ ", row).end() for row in rows}  # type: ignore[union-attr]
+        bar_starts = {min(i for i, c in enumerate(row) if c in "█░") for row in rows}
+        assert len(figure_ends) == 1 and len(bar_starts) == 1, rows
+        assert "1234567" in rows[1] and "retrieved_documents" in rows[1]

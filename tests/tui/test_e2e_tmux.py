@@ -83,7 +83,7 @@ def test_demo_then_replay_in_a_real_terminal(terminal: list[Terminal], tmp_path:
     demo = Terminal([*cli, "demo", "--step-delay", "0", "--workspace", str(tmp_path / "ws")], tmp_path)
     terminal.append(demo)
     screen = demo.wait_for("paused by the agent's policy demo.review-writes")
-    assert "pending: write_file(" in screen and "● paused" in screen
+    assert "pending write_file path=calc.py content=<" in screen and "● paused" in screen
     demo.keys("r")
     screen = demo.wait_for("● finished")
     assert "publish_skill(" in screen
@@ -134,7 +134,7 @@ def test_approve_pause_then_c_changes_the_action_in_editor(terminal: list[Termin
     demo = Terminal(command, tmp_path)
     terminal.append(demo)
     screen = demo.wait_for("paused by the agent's policy qitos.approve")
-    assert "pending: remember(" in screen
+    assert "pending remember fact=" in screen
     demo.keys("c")
     demo.wait_for("paused by the agent's policy demo.review-writes")
     demo.keys("a")  # the demo's own pause before its file write: approved as it is

@@ -61,7 +61,10 @@ async def test_demo_pauses_by_its_policy_r_resumes_and_live_equals_replay(
         )
         assert [a["name"] for a in store.pause.pending_actions] == ["write_file"]
         bar = screen.query_one(StatusBar).content().plain
-        assert "agent's policy demo.review-writes" in bar and "pending: write_file(" in bar
+        assert (
+            "agent's policy demo.review-writes" in bar
+            and "pending write_file path=calc.py content=<11 lines>" in bar
+        )
         # The trace on disk says paused too, while the UI waits.
         manifest = json.loads((tmp_path / "runs" / "demo_run" / "manifest.json").read_text())
         assert manifest["status"] == "paused"
@@ -159,12 +162,12 @@ async def test_quitting_a_paused_run_finalises_it_as_stopped(
 async def test_replay_of_a_paused_run_never_offers_to_resume(
     demo_live: Callable[..., LiveRun], tmp_path: Path
 ) -> None:
-    """Replaying a run paused by another process shows the pause, never "r resumes"."""
+    """Replaying a run paused by another process shows the pause, never "r resume"."""
     live = demo_live()
     app = make_app(live=live)
     async with app.run_test(size=(100, 30)) as pilot:
         await screenshots.settle(pilot)  # paused: this process still holds the trace's writer
-        assert "r resumes" in app.screen.query_one(StatusBar).content().plain
+        assert "r resume" in app.screen.query_one(StatusBar).content().plain
         replay = make_app(replay=tmp_path / "runs" / "demo_run")
         async with replay.run_test(size=(100, 30)) as rpilot:
             await screenshots.settle(rpilot)
@@ -172,7 +175,7 @@ async def test_replay_of_a_paused_run_never_offers_to_resume(
             screen = replay.screen
             assert isinstance(screen, RunScreen) and screen.store.display_status == "paused"
             bar = screen.query_one(StatusBar).content().plain
-            assert "paused" in bar and "r resumes" not in bar and "s runs one step" not in bar
+            assert "paused" in bar and "r resume" not in bar and "s step" not in bar
             assert screen.check_action("resume", ()) is False
         await pilot.press("q", "y")
         await screenshots.settle(pilot)
@@ -208,7 +211,7 @@ def test_list_source_is_a_stable_slice_while_appending() -> None:
 
 
 async def test_a_paused_step_shows_as_pending_not_finished(demo_live: Callable[..., LiveRun]) -> None:
-    """The step a run is paused in is marked ⏸ with its pending action, and its panes say its
+    """The step a run is paused in is marked ‖ with its pending action, and its panes say its
     request is not sent yet rather than that it sent none."""
     from tui.panes.compaction import CompactionPane
     from tui.panes.context import ContextPane
@@ -231,19 +234,19 @@ async def test_a_paused_step_shows_as_pending_not_finished(demo_live: Callable[.
             return steps.render_line(len(store.steps) - 1 - int(steps.scroll_offset.y)).text
 
         assert store.pause is not None and store.pause.boundary == "before_act"
-        assert last_row().startswith(f"⏸ {store.pause.step}") and "pending: read_file(" in last_row()
+        assert last_row().startswith(f"‖ {store.pause.step}") and "pending: read_file(" in last_row()
         await pilot.press("s")  # one step, then paused before the next one decides
         await screenshots.settle(pilot)
         assert store.pause is not None and store.pause.boundary == "before_decide"
         assert store.steps[-1].step == store.pause.step and screen.selected == len(store.steps) - 1
-        assert last_row().startswith(f"⏸ {store.pause.step}") and "paused before deciding" in last_row()
+        assert last_row().startswith(f"‖ {store.pause.step}") and "paused before deciding" in last_row()
         note = f"step {store.pause.step} is paused before deciding: its model request is not sent yet"
         assert note in screen.query_one(ContextPane).plain(200)
         assert note in screen.query_one(CompactionPane).plain(200)
         await pilot.press("r")
         await screenshots.settle(pilot)  # the demo's own policy pauses it before writing a file
         assert store.pause is not None and store.pause.policy_id == "demo.review-writes"
-        assert last_row().startswith(f"⏸ {store.pause.step}") and "pending: write_file(" in last_row()
+        assert last_row().startswith(f"‖ {store.pause.step}") and "pending: write_file(" in last_row()
         await pilot.press("q", "y")
         await screenshots.settle(pilot)
 

@@ -60,10 +60,10 @@ async def test_panes_show_the_diff_and_w_toggles_the_whole_request(synthetic_run
         await pilot.pause()
         exchanges = app.screen.query_one(ExchangesPane)
         text = exchanges.plain(120)
-        assert "user · new since #4: Step 4" in text
-        assert "− removed user: Step 3: continue fixing calc.py" in text
+        assert "user · new since #4  Step 4" in text
+        assert "− removed user  Step 3: continue fixing calc.py" in text
         assert "removed by: receipt rcpt-0004 by closed_window" in text
-        assert "system: You are a careful coding agent." not in text.split("#5 ex-0004")[1]
+        assert "system  You are a careful coding agent." not in text.split("#5 ex-0004")[1]
         context = app.screen.query_one(ContextPane).plain(120)
         assert "memory:mem-004  300 units · prio 50 · new" in context
         assert "memory:mem-003  gone · 260 units before" in context
@@ -73,8 +73,8 @@ async def test_panes_show_the_diff_and_w_toggles_the_whole_request(synthetic_run
         await pilot.press("w")
         await pilot.pause()
         whole = exchanges.plain(120).split("#5 ex-0004")[1]
-        assert "system: You are a careful coding agent." in whole  # the whole request
-        assert "user · new since #4: Step 4" in whole and "removed" not in whole
+        assert "system  You are a careful coding agent." in whole  # the whole request
+        assert "user · new since #4  Step 4" in whole and "removed" not in whole
 
 
 async def test_every_exchange_is_reachable_by_scrolling_up(long_run: Path, shown_whole) -> None:  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ from tui.panes.base import LinePane, Pane
 from tui.panes.parts import kv
 from tui.request_diff import ContributionMark, contribution_marks, previous_view, signed
 from tui.store import StepSummary
-from tui.text import inert
+from tui.text import inert, short_id
 from tui.widgets.tones import BOLD
 
 
@@ -47,7 +47,11 @@ class ContextPane(LinePane):
         request, view = request_view(self, step)
         if request is None:
             return Text(no_request_note(self, step), style="dim")
-        head = kv("request", request.request_id or f"step {step.step}")
+        # The short id (the request's run is the one shown): the raw event and the export have it whole.
+        head = kv(
+            "request",
+            short_id(request.request_id, self.store.run_id) if request.request_id else f"step {step.step}",
+        )
         if view is None:
             messages = request.messages
             chars = sum(

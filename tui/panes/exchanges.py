@@ -8,6 +8,7 @@ from functools import partial
 from typing import Any
 
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.text import Text
 from textual.reactive import reactive
 from textual.strip import Strip
@@ -27,8 +28,18 @@ from qitos.trace.payloads import (
 from tui.failures import attempt_text, error_line, latency_text
 from tui.panes.base import Block, Blocks, LinePane
 from tui.request_diff import MessageDiff, message_diff, message_key
-from tui.store import Exchange, StepSummary, format_action
-from tui.text import inert
+from tui.store import Exchange, StepSummary
+from tui.structured import (
+    Reply,
+    action_line,
+    code_text,
+    is_block,
+    lexer_name,
+    line_count,
+    understood,
+    value_text,
+)
+from tui.text import inert, short_id
 from tui.widgets.tones import BOLD, DIM, ITALIC
 
 FOLD_LINES = 6
@@ -62,6 +73,22 @@ def as_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, indent=1, default=str)
+
+
+def message_text(msg: Message) -> str:
+    """A request message's text; an earlier reply of the model the parsers understand as its
+    thought and its actions on one line each (``→ read_file path=calc.py``), not as its JSON."""
+    body = as_text(msg.content)
+    if msg.role != "assistant" or not isinstance(msg.content, str):
+        return body
+    reply = understood(msg.content)
+    if reply is None:
+        return body
+    lines = [reply.thought] if reply.thought else []
+    lines.extend(f"→ {action_line({'name': name, 'args': args})}" for name, args in reply.actions)
+    if reply.final_answer is not None:
+        lines.append(f"final answer: {reply.final_answer}")
+    return "\n".join(lines)
 
 
 class ExchangesPane(LinePane):
@@ -261,10 +288,14 @@ class ExchangesPane(LinePane):
             self._counting += text.highlight_words([self.search_text], style="reverse", case_sensitive=False)
         return text
 
-    def _block(self, label: str, body: str, tone: str | None, dim: bool) -> list[Text]:
+    def _block(self, label: str, body: str, tone: str | None, dim: bool, body_style: str = "") -> list[Text]:
+        """``label  body``: the label small and in its tone, the body in the normal weight and
+        colour (colour marks who wrote it, not whole blocks of text), folded unless expanded."""
         shown, note = fold(body, self.expanded)
-        head = inert(f"{label}: ", style=self.tone(tone, BOLD) if tone else BOLD)
-        head.append(self._mark(inert(shown)))
+        head = Text()
+        head.append_text(inert(label, style=self.tone(tone) if tone else DIM))
+        head.append("  ")
+        head.append_text(self._mark(inert(shown, body_style)))
         out = [head]
         if note:
             out.append(Text(note, style="dim italic"))
@@ -273,10 +304,11 @@ class ExchangesPane(LinePane):
                 line.stylize("dim")
         return out
 
-    @staticmethod
-    def _title(ex: Exchange, dim: bool, receipt: Receipt | None) -> Text:
-        """The exchange's title line; exchanges left out of the selected request say so, dimmed."""
-        title = inert(f"── #{ex.number} {ex.exchange_id} · step {ex.step}", style="bold")
+    def _title(self, ex: Exchange, dim: bool, receipt: Receipt | None) -> Text:
+        """The exchange's title line; exchanges left out of the selected request say so, dimmed.
+        Ids in their short form (the raw view and the export have them whole)."""
+        run_id = self.store.run_id
+        title = inert(f"── #{ex.number} {short_id(ex.exchange_id, run_id)} · step {ex.step}", style="bold")
         if ex.tokens:
             title.append(f" · {ex.tokens} tokens", style="dim")
         if dim:
@@ -286,7 +318,10 @@ class ExchangesPane(LinePane):
                 title.append(" (history policy)", style="dim italic")
             elif receipt:
                 title.append_text(
-                    inert(f" (receipt {receipt.receipt_id} by {receipt.policy_id})", "dim italic")
+                    inert(
+                        f" (receipt {short_id(receipt.receipt_id, run_id)} by {receipt.policy_id})",
+                        "dim italic",
+                    )
                 )
         return title
 
@@ -303,14 +338,11 @@ class ExchangesPane(LinePane):
             lines.extend(self._request_lines(ex, message_diff(self.store, ex)))
         if ex.response is not None:
             response = ModelResponse.read(self.store.load(ex.response).payload)
-            lines.extend(self._block("assistant", response.text, "assistant", dim))
-            for call in response.tool_calls:
-                lines.append(
-                    inert(
-                        f"  ⇒ {format_action(call)}",
-                        style=self.tone("tool", DIM) if dim else self.tone("tool"),
-                    )
-                )
+            reply = understood(response.text, response.tool_calls)
+            if reply is None:  # no parser reads it: the text as it is
+                lines.extend(self._block("assistant", response.text, "assistant", dim))
+            else:
+                lines.extend(self._reply_lines(reply))
             if response.usage.figures:
                 figures = ", ".join(f"{k} {v}" for k, v in response.usage.figures)
                 # The Engine estimated these (the model reported none): say so, never pass them off.
@@ -327,6 +359,38 @@ class ExchangesPane(LinePane):
             lines.extend(self._tool_result(payload_of(self.store.load(i)), dim))
         return Group(*lines)
 
+    def _reply_lines(self, reply: Reply) -> list[RenderableType]:
+        """A reply a parser understood: its thought, each action with one argument per line (text
+        blocks for long strings, highlighted by the named file's extension), or its final answer."""
+        lines: list[RenderableType] = []
+        if reply.thought:
+            lines.extend(self._block("assistant", reply.thought, "assistant", False))
+        else:
+            lines.append(Text("assistant", style=self.tone("assistant")))
+        for name, args in reply.actions:
+            head = Text("  → ", style="dim")
+            head.append_text(self._mark(inert(name, self.tone("tool", BOLD))))
+            lines.append(head)
+            items = list(args.items()) if isinstance(args, dict) else [("args", args)]
+            width = max((len(key) for key, _ in items), default=0)
+            lexer = lexer_name(args)
+            for key, value in items:
+                line = inert(f"    {key:<{width}}  ", "dim")
+                if is_block(value):
+                    shown, note = fold(value, self.expanded)
+                    line.append(f"{line_count(value)} lines, {len(value)} chars", style="dim italic")
+                    lines.append(line)
+                    code = self._mark(code_text(shown, lexer if key not in ("path",) else None, self.tone))
+                    lines.append(Padding(code, (0, 0, 0, 6)))
+                    if note:
+                        lines.append(Text(f"      {note}", style="dim italic"))
+                else:
+                    line.append_text(self._mark(inert(value_text(value))))
+                    lines.append(line)
+        if reply.final_answer is not None:
+            lines.extend(self._block("final answer", reply.final_answer, "good", False))
+        return lines
+
     def _request_lines(self, ex: Exchange, diff: MessageDiff | None) -> list[Text]:
         """The request's messages: what changed since the previous request (added, then removed and
         what removed them), or the whole request with the added ones marked ``new since #N``."""
@@ -334,8 +398,7 @@ class ExchangesPane(LinePane):
         if diff is None:  # the first request: everything in it is new
             lines: list[Text] = []
             for msg in messages:
-                role, body = msg.role, as_text(msg.content)
-                lines.extend(self._block(role, body, ROLE_TONES.get(role), False))
+                lines.extend(self._block(msg.role, message_text(msg), ROLE_TONES.get(msg.role), False))
             return lines
         added = diff.added_keys
         tag = f" · new since #{diff.previous_number}"
@@ -345,14 +408,16 @@ class ExchangesPane(LinePane):
             if key not in added and not self.whole:
                 continue
             label = msg.role + (tag if key in added else "")
-            lines.extend(self._block(label, as_text(msg.content), ROLE_TONES.get(msg.role), False))
+            lines.extend(self._block(label, message_text(msg), ROLE_TONES.get(msg.role), False))
         if not self.whole:
             if not diff.added:
                 lines.append(Text(f"  no message added since #{diff.previous_number}", style="dim italic"))
             for msg in diff.removed:
-                lines.extend(self._block(f"− removed {msg.role}", as_text(msg.content), "bad", False))
+                # What the request lost: the label says so in its tone, the text dimmed.
+                lines.extend(self._block(f"− removed {msg.role}", message_text(msg), "bad", False, "dim"))
             if diff.removed:
-                lines.append(inert(f"  removed by: {diff.removal_cause}", style=self.tone("bad", ITALIC)))
+                cause = short_id(diff.removal_cause, self.store.run_id)
+                lines.append(inert(f"  removed by: {cause}", style=self.tone("bad", ITALIC)))
         return lines
 
     def _messages(self, index: int) -> tuple[Message, ...]:

@@ -9,8 +9,9 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui.failures import error_line
-from tui.store import RunStore, format_action
-from tui.text import inert
+from tui.store import RunStore
+from tui.structured import action_line
+from tui.text import inert, pause_mark
 from tui.widgets.tones import BOLD, ITALIC, TONE_CLASSES, Toned, tone_css
 
 STATUS_TONES = {
@@ -145,20 +146,21 @@ class StatusBar(Static, Toned):
             if out:
                 out.append("\n")
             who = "the TUI's request (p/s)" if pause.own else f"the agent's policy {pause.policy_id}"
-            out.append("⏸ paused ", style=self.tone("warn", BOLD))
+            out.append(f"{pause_mark()} paused ", style=self.tone("warn", BOLD))
             # The policy id, reason and pending actions come from the agent and the model: inert.
             out.append_text(inert(f"by {who} at step {pause.step} {pause.boundary}"))
             if pause.reason and not pause.reason.startswith(pause.policy_id):  # not just the id again
                 out.append_text(inert(f": {pause.reason}", "italic"))
-            pending = "; ".join(format_action(a) for a in pause.pending_actions) or "none"
-            keys = (
-                " · r resumes · s runs one step"
-                if self.resumable
-                else " · only the process running it can resume it"
-            )
+            # One short line per part (action, keys), so the bar stays three lines at 80 columns
+            # and two where the keys fit beside the action.
+            pending = "; ".join(action_line(a) for a in pause.pending_actions) or "none"
+            keys = "r resume · s step" if self.resumable else "only the process running it can resume it"
             if self.resumable and pause.boundary == "before_act" and pause.pending_actions:
-                keys += " · a approves · d denies · c changes · i shows it whole"
-            out.append_text(inert(f"\n  pending: {pending}{keys}"))
+                keys += " · a approve · d deny · c change · i show whole"
+            line = Text("\n  pending ", style="dim")
+            line.append_text(inert(pending, BOLD))
+            line.append_text(self._beside(line.cell_len - 1, keys))  # less the newline
+            out.append_text(line)
         if self.store.last_decision:
             # The latest ruling on a pause (who, verdict, arguments, reason): agent and model text, inert.
             out.append_text(inert(("\n" if out else "") + f"⚖ {self.store.last_decision}", "italic"))
@@ -169,6 +171,16 @@ class StatusBar(Static, Toned):
         if self.note:
             out.append_text(inert(("\n" if out else "") + self.note, "italic"))
         return out
+
+    def _beside(self, used: int, keys: str) -> Text:
+        """The keys after what ``used`` columns of the line hold: on that line when they fit in the
+        bar's width, on a line of their own otherwise."""
+        width = self.content_region.width or self.app.size.width - 2  # before the first layout
+        gap = " · " if used + 3 + len(keys) <= width else "\n  "
+        return Text(gap + keys, style="dim")
+
+    def on_resize(self) -> None:
+        self._refresh_content()  # whether the keys fit beside the action depends on the width
 
     def watch_revision(self) -> None:
         self._refresh_content()

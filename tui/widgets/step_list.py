@@ -13,7 +13,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 
 from tui.store import RunStore, StepSummary, format_action
-from tui.text import inert_line
+from tui.text import inert_line, pause_mark
 from tui.widgets.line_list import LineList
 from tui.widgets.render_pass import PassValue
 from tui.widgets.scroll_gutter import GUTTER_CSS
@@ -135,7 +135,7 @@ class StepList(LineList, inherit_bindings=False):
             return super().render_lines(crop)
 
     def _mark(self, row: int, s: StepSummary) -> tuple[str, str]:
-        """The row's mark and text: ✗ failed, ↻ retried, ⏸ paused before its action, … still
+        """The row's mark and text: ✗ failed, ↻ retried, ‖ paused before its action, … still
         running, ✓ done; a paused step shows its pending action, never a blank as if done."""
         store = self.store
         last = row == len(store.steps) - 1
@@ -144,7 +144,7 @@ class StepList(LineList, inherit_bindings=False):
         pause = store.pause
         if last and pause is not None and pause.step == s.step and store.display_status == "paused":
             pending = "; ".join(format_action(a) for a in pause.pending_actions)
-            return "⏸", f"pending: {pending}" if pending else "paused before deciding"
+            return pause_mark(), f"pending: {pending}" if pending else "paused before deciding"
         if last and store.display_status == "live":
             return "…", s.action or "running"
         if s.retries:
