@@ -12,13 +12,16 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
-from rich.syntax import ANSISyntaxTheme, Syntax
 from rich.text import Text
 
 from tui.text import inert, inert_line
+
+if TYPE_CHECKING:
+    # rich.syntax pulls in pygments (~10 ms and a few MB): imported when code is first highlighted.
+    from rich.syntax import ANSISyntaxTheme
 
 MAX_PARSED_CHARS = 200_000  # a longer reply is shown as text: the JSON parser tries every "{" in it
 BLOCK_CHARS = 60  # a string argument longer than this (or with a newline) is a text block
@@ -123,6 +126,7 @@ def lexer_name(args: Any) -> str | None:
 def syntax_theme(tone: Tone) -> ANSISyntaxTheme:
     """Token styles taken from the widget's tones, so code follows the theme like the rest."""
     from pygments.token import Comment, Keyword, Name, Number, Operator, String
+    from rich.syntax import ANSISyntaxTheme
 
     return ANSISyntaxTheme(
         {
@@ -144,6 +148,8 @@ def code_text(code: str, lexer: str | None, tone: Tone) -> Text:
     text = inert(code.rstrip("\n"))
     if lexer is None:
         return text
+    from rich.syntax import Syntax
+
     highlighted = Syntax(text.plain, lexer, theme=syntax_theme(tone)).highlight(text.plain)
     highlighted.rstrip()
     highlighted.no_wrap = None  # Syntax makes it unwrapped: long lines wrap like the text around them
