@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 from watchfiles import Change
@@ -23,24 +22,23 @@ def test_filters() -> None:
 
 
 async def test_armed_then_changes_then_stop(tmp_path: Path) -> None:
-    """A write made right after on_armed is reported (quickly); setting stop ends the iteration."""
+    """A write made right after on_armed is reported; setting stop ends the iteration (how soon a
+    change shows is measured by tests/benchmarks/bench_scale.py's `edit` row, not asserted here)."""
     stop = asyncio.Event()
     armed = asyncio.Event()
     target = tmp_path / "records" / "0123456789abcdef0123456789abcdef.md"
     target.parent.mkdir()
 
-    async def consume() -> tuple[set[tuple[Change, str]], float]:
+    async def consume() -> set[tuple[Change, str]]:
         async for changes in watch([tmp_path], memory_filter, stop, armed.set):
-            return changes, time.monotonic()
+            return changes
         raise AssertionError("the watch ended without a change")
 
     task = asyncio.create_task(consume())
     await asyncio.wait_for(armed.wait(), 5)
-    written = time.monotonic()
     target.write_text("x", encoding="utf-8")
-    changes, seen = await asyncio.wait_for(task, 5)
+    changes = await asyncio.wait_for(task, 5)
     assert any(path == str(target) for _, path in changes)
-    assert seen - written < 0.5  # debounce 50 ms, step 10 ms: well under half a second
     assert not stop.is_set()  # leaving one watch does not stop the caller's others
 
     async def until_stopped() -> int:
@@ -51,7 +49,7 @@ async def test_armed_then_changes_then_stop(tmp_path: Path) -> None:
 
     task2 = asyncio.create_task(until_stopped())
     await asyncio.sleep(0.05)
-    started = time.monotonic()
     stop.set()
-    assert await asyncio.wait_for(task2, 5) == 0
-    assert time.monotonic() - started < 1.0
+    assert (
+        await asyncio.wait_for(task2, 5) == 0
+    )  # the stop ends the watch (the 5 s is a bound, not a measure)
