@@ -46,6 +46,7 @@ from qitos.trace.payloads import (
     response_usage,
     stage_of,
 )
+from tui.action_brief import action_brief, actions_brief
 from tui.event_kinds import category
 from tui.step_positions import StepPositions
 
@@ -251,6 +252,12 @@ def short(value: Any, width: int = ACTION_WIDTH) -> str:
     text = value if isinstance(value, str) else repr(value)
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+ANSWER = "answer: "
+"""How a step's action starts when the model answered in text rather than calling a tool."""
+FINAL = "final: "
+"""How a step's action starts when the agent decided on its final answer."""
 
 
 def format_action(action: Any) -> str:
@@ -463,9 +470,9 @@ class RunStore:
         self.total_tokens += tokens
         calls = response_tool_calls(p)
         if calls:
-            step.action = _shared(short("; ".join(format_action(c) for c in calls)))
+            step.action = _shared(short(actions_brief(calls)))
         elif p.get("text") and not step.action:
-            step.action = _shared(short("answer: " + as_text(p["text"])))
+            step.action = _shared(short(ANSWER + as_text(p["text"])))
 
     def _last_exchange(self, step: StepSummary, i: int) -> Exchange:
         if step.exchanges:
@@ -478,7 +485,7 @@ class RunStore:
         call = ToolCall.read(p)
         self._by_call[str(call.call_id)] = ex.number - 1
         if not step.action:
-            step.action = _shared(format_action({"name": call.tool, "args": call.args}))
+            step.action = _shared(short(action_brief({"name": call.tool, "args": call.args})))
 
     def _on_tool_result(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         pos = self._by_call.pop(str(call_id(p)), None)  # answered: the id is not needed again
@@ -519,9 +526,9 @@ class RunStore:
         elif stage == Stage.DECISION_READY:
             decision = Decision.read(p)
             if decision.actions:
-                step.action = _shared(short("; ".join(format_action(a) for a in decision.actions)))
+                step.action = _shared(short(actions_brief(decision.actions)))
             elif decision.final_answer is not None:
-                step.action = _shared(short("final: " + decision.final_answer))
+                step.action = _shared(short(FINAL + decision.final_answer))
 
     def _on_act(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         if stage_of(p) == Stage.ACTION_RESULTS and not self._native_requests:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from tui.action_brief import OTHER_CHARS, VALUE_CHARS, action_brief, actions_brief, telling_argument
+from tui.store import RunStore
+from tui.synthetic import synthetic_events
 
 
 def test_a_path_query_or_command_tells_most_whatever_its_place() -> None:
@@ -49,3 +51,16 @@ def test_several_actions_are_the_first_and_a_count() -> None:
     assert actions_brief(calls) == "read_file f0.py +2 more"
     assert actions_brief(calls[:1]) == "read_file f0.py"
     assert actions_brief([]) == ""
+
+
+def test_the_fold_keeps_each_steps_action_in_brief() -> None:
+    store = RunStore()
+    store.apply(synthetic_events(6))
+    assert [s.action for s in store.steps] == [
+        "read_file calc.py",
+        "run_tests calc.py",
+        "write_file calc.py",
+        "read_file calc.py",
+        "run_tests calc.py",
+        "answer: Done: the test passes.",
+    ]

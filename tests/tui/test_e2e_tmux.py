@@ -82,11 +82,11 @@ def test_demo_then_replay_in_a_real_terminal(terminal: list[Terminal], tmp_path:
     cli = [sys.executable, "-m", "tui.cli"]
     demo = Terminal([*cli, "demo", "--step-delay", "0", "--workspace", str(tmp_path / "ws")], tmp_path)
     terminal.append(demo)
-    screen = demo.wait_for("paused by the agent's policy demo.review-writes")
-    assert "pending write_file path=calc.py content=<" in screen and "● paused" in screen
+    screen = demo.wait_for("paused by demo.review-writes: write_file calc.py")
+    assert "approve deny change inspect" in screen and "● paused" in screen
     demo.keys("r")
     screen = demo.wait_for("● finished")
-    assert "publish_skill(" in screen
+    assert "publish_skill " in screen
     demo.keys("q")
     demo.wait_for("EXIT=0")
     runs = tmp_path / "runs"
@@ -133,12 +133,11 @@ def test_approve_pause_then_c_changes_the_action_in_editor(terminal: list[Termin
     command += ["--workspace", str(tmp_path / "ws"), "--approve", "remember"]
     demo = Terminal(command, tmp_path)
     terminal.append(demo)
-    screen = demo.wait_for("paused by the agent's policy qitos.approve")
-    assert "pending remember fact=" in screen
+    demo.wait_for("paused by qitos.approve: remember ")
     demo.keys("c")
-    demo.wait_for("paused by the agent's policy demo.review-writes")
+    demo.wait_for("paused by demo.review-writes")
     demo.keys("a")  # the demo's own pause before its file write: approved as it is
-    demo.wait_for("policy qitos.approve at step 9")  # the second memory write
+    demo.wait_for("‖ 9 remember ")  # the second memory write
     demo.keys("a")
     demo.wait_for("● finished")
     demo.keys("q")

@@ -283,7 +283,12 @@ async def test_the_replay_follows_a_pause_without_offering_to_resume_it(tmp_path
             await _wait_for(pilot, lambda: screen.store.display_status == "paused", "the pause")
             assert "● paused (following)" in _header(app)
             bar = screen.query_one(StatusBar).content().plain
-            assert "paused by the agent's policy demo.review-writes" in bar and "r resume" not in bar
+            assert (
+                "paused by" in bar
+                and "demo.review-writes" in bar
+                and "only the process running it can resume it" in bar
+            )
+            assert not any(keys in bar for keys in ("approve", "resume · step", "resume step"))
             assert screen.following
             proc.stdin.write("go\n")
             proc.stdin.flush()

@@ -61,10 +61,7 @@ async def test_demo_pauses_by_its_policy_r_resumes_and_live_equals_replay(
         )
         assert [a["name"] for a in store.pause.pending_actions] == ["write_file"]
         bar = screen.query_one(StatusBar).content().plain
-        assert (
-            "agent's policy demo.review-writes" in bar
-            and "pending write_file path=calc.py content=<11 lines>" in bar
-        )
+        assert "paused by demo.review-writes: write_file calc.py" in bar
         # The trace on disk says paused too, while the UI waits.
         manifest = json.loads((tmp_path / "runs" / "demo_run" / "manifest.json").read_text())
         assert manifest["status"] == "paused"
@@ -104,7 +101,7 @@ async def test_p_pauses_with_the_tuis_policy_and_s_runs_exactly_one_step(
         store = screen.store
         assert store.pause is not None and store.pause.own
         assert store.pause.policy_id == "qitos-tui.pause"
-        assert "the TUI's request" in screen.query_one(StatusBar).content().plain
+        assert "paused by you (p/s)" in screen.query_one(StatusBar).content().plain
         first = store.pause.step
         await pilot.press("s")
         await screenshots.settle(pilot)
@@ -162,12 +159,12 @@ async def test_quitting_a_paused_run_finalises_it_as_stopped(
 async def test_replay_of_a_paused_run_never_offers_to_resume(
     demo_live: Callable[..., LiveRun], tmp_path: Path
 ) -> None:
-    """Replaying a run paused by another process shows the pause, never "r resume"."""
+    """Replaying a run paused by another process shows the pause, never the keys to go on (r, s)."""
     live = demo_live()
     app = make_app(live=live)
     async with app.run_test(size=(100, 30)) as pilot:
         await screenshots.settle(pilot)  # paused: this process still holds the trace's writer
-        assert "r resume" in app.screen.query_one(StatusBar).content().plain
+        assert "approve deny change inspect resume step" in app.screen.query_one(StatusBar).content().plain
         replay = make_app(replay=tmp_path / "runs" / "demo_run")
         async with replay.run_test(size=(100, 30)) as rpilot:
             await screenshots.settle(rpilot)
@@ -175,7 +172,8 @@ async def test_replay_of_a_paused_run_never_offers_to_resume(
             screen = replay.screen
             assert isinstance(screen, RunScreen) and screen.store.display_status == "paused"
             bar = screen.query_one(StatusBar).content().plain
-            assert "paused" in bar and "r resume" not in bar and "s step" not in bar
+            assert "paused by demo.review-writes" in bar and "its own process resumes it" in bar
+            assert "approve" not in bar and "resume step" not in bar
             assert screen.check_action("resume", ()) is False
         await pilot.press("q", "y")
         await screenshots.settle(pilot)
@@ -234,7 +232,7 @@ async def test_a_paused_step_shows_as_pending_not_finished(demo_live: Callable[.
             return steps.render_line(len(store.steps) - 1 - int(steps.scroll_offset.y)).text
 
         assert store.pause is not None and store.pause.boundary == "before_act"
-        assert last_row().startswith(f"‖ {store.pause.step}") and "pending: read_file(" in last_row()
+        assert last_row().startswith(f"‖ {store.pause.step}") and " read_file " in last_row()
         await pilot.press("s")  # one step, then paused before the next one decides
         await screenshots.settle(pilot)
         assert store.pause is not None and store.pause.boundary == "before_decide"
@@ -246,7 +244,7 @@ async def test_a_paused_step_shows_as_pending_not_finished(demo_live: Callable[.
         await pilot.press("r")
         await screenshots.settle(pilot)  # the demo's own policy pauses it before writing a file
         assert store.pause is not None and store.pause.policy_id == "demo.review-writes"
-        assert last_row().startswith(f"‖ {store.pause.step}") and "pending: write_file(" in last_row()
+        assert last_row().startswith(f"‖ {store.pause.step}") and " write_file calc.py" in last_row()
         await pilot.press("q", "y")
         await screenshots.settle(pilot)
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from qitos.trace.events import RunEvent
+from tui.action_brief import action_brief
 from tui.store import ListSource, RunStore, format_action
 from tui.synthetic import synthetic_events
 
@@ -20,7 +21,7 @@ def test_fold_builds_one_summary_per_step_with_actions_and_errors() -> None:
     events = list(synthetic_events(6))
     store = _fold(events)
     assert [s.step for s in store.steps] == [0, 1, 2, 3, 4, 5]
-    assert store.steps[0].action == "read_file(path=calc.py)"
+    assert store.steps[0].action == "read_file calc.py"  # the tool and its most telling argument
     assert store.steps[2].ok is False and "AssertionError" in (store.steps[2].error or "")
     assert store.steps[5].action.startswith("answer: Done")
     assert store.model_id == "scripted-1"
@@ -119,7 +120,7 @@ def test_upstream_traces_fold_into_steps_actions_and_model(upstream_trace_dirs: 
         assert store.model_id == manifest["model_id"]
         first = json.loads((run_dir / "steps.jsonl").read_text(encoding="utf-8").splitlines()[0])
         action = first["actions"][0]
-        key, value = next(iter(action["args"].items()))
-        assert store.steps[0].action.startswith(f"{action['name']}({key}={value}"[:40])
+        brief = action_brief(action)  # the tool and its most telling argument
+        assert store.steps[0].action == brief and brief.startswith(action["name"])
         assert all(ex.request is not None and ex.response is not None for ex in store.exchanges)
         assert store.stop_reason == "final_result"

@@ -95,10 +95,12 @@ class Pane(Widget, Toned, can_focus=True, inherit_bindings=False):
 
     TITLE: ClassVar[str] = ""
     DEFAULT_CSS = (
-        # Titles in the theme's muted text colour, not the (nearly background) blurred border's.
+        # Titles in the theme's text colour, readable on every pane (the muted one was a dim grey
+        # on black); the focused pane's title takes the focus colour, bold: colour for state.
         "Pane { border: round $border-blurred; padding: 0 0 0 1; height: 1fr;"
-        " border-title-color: $text-muted; border-subtitle-color: $text-muted; }"
-        " Pane:focus { border: round $border; border-title-color: $foreground; }\n" + tone_css("Pane")
+        " border-title-color: $foreground; border-subtitle-color: $text-muted; }"
+        " Pane:focus { border: round $border; border-title-color: $text-primary;"
+        " border-title-style: bold; }\n" + tone_css("Pane")
     )
     COMPONENT_CLASSES: ClassVar[set[str]] = set(TONE_CLASSES)
 

@@ -10,8 +10,8 @@ from textual.widgets import Static
 
 from tui.failures import error_line
 from tui.store import RunStore
-from tui.structured import action_line
-from tui.text import inert, pause_mark
+from tui.text import inert
+from tui.widgets.pause_banner import pause_line
 from tui.widgets.tones import BOLD, ITALIC, TONE_CLASSES, Toned, tone_css
 
 STATUS_TONES = {
@@ -87,7 +87,7 @@ class StatusBar(Static, Toned):
     """Why the run is paused (own request or the agent's policy) and its pending action; notices."""
 
     DEFAULT_CSS = """
-    StatusBar { height: auto; max-height: 4; padding: 0 1; background: $warning 20%; display: none; }
+    StatusBar { height: auto; max-height: 4; padding: 0 0 0 1; background: $warning 20%; display: none; }
     StatusBar.-shown { display: block; }
     """ + tone_css("StatusBar")
     COMPONENT_CLASSES: ClassVar[set[str]] = set(TONE_CLASSES)
@@ -145,22 +145,11 @@ class StatusBar(Static, Toned):
         if pause is not None and self.store.display_status == "paused":
             if out:
                 out.append("\n")
-            who = "the TUI's request (p/s)" if pause.own else f"the agent's policy {pause.policy_id}"
-            out.append(f"{pause_mark()} paused ", style=self.tone("warn", BOLD))
-            # The policy id, reason and pending actions come from the agent and the model: inert.
-            out.append_text(inert(f"by {who} at step {pause.step} {pause.boundary}"))
-            if pause.reason and not pause.reason.startswith(pause.policy_id):  # not just the id again
-                out.append_text(inert(f": {pause.reason}", "italic"))
-            # One short line per part (action, keys), so the bar stays three lines at 80 columns
-            # and two where the keys fit beside the action.
-            pending = "; ".join(action_line(a) for a in pause.pending_actions) or "none"
-            keys = "r resume · s step" if self.resumable else "only the process running it can resume it"
-            if self.resumable and pause.boundary == "before_act" and pause.pending_actions:
-                keys += " · a approve · d deny · c change · i show whole"
-            line = Text("\n  pending ", style="dim")
-            line.append_text(inert(pending, BOLD))
-            line.append_text(self._beside(line.cell_len - 1, keys))  # less the newline
-            out.append_text(line)
+            # One line at 80 columns (pause_banner says what gives way first); it wraps only on
+            # a narrower screen.
+            out.append_text(
+                pause_line(pause, self._width(), resumable=self.resumable, paused=self.tone("warn", BOLD))
+            )
         if self.store.last_decision:
             # The latest ruling on a pause (who, verdict, arguments, reason): agent and model text, inert.
             out.append_text(inert(("\n" if out else "") + f"⚖ {self.store.last_decision}", "italic"))
@@ -172,15 +161,12 @@ class StatusBar(Static, Toned):
             out.append_text(inert(("\n" if out else "") + self.note, "italic"))
         return out
 
-    def _beside(self, used: int, keys: str) -> Text:
-        """The keys after what ``used`` columns of the line hold: on that line when they fit in the
-        bar's width, on a line of their own otherwise."""
-        width = self.content_region.width or self.app.size.width - 2  # before the first layout
-        gap = " · " if used + 3 + len(keys) <= width else "\n  "
-        return Text(gap + keys, style="dim")
+    def _width(self) -> int:
+        """The cells a line of the bar has (the screen's, less the padding, before the first layout)."""
+        return self.content_region.width or self.app.size.width - 1
 
     def on_resize(self) -> None:
-        self._refresh_content()  # whether the keys fit beside the action depends on the width
+        self._refresh_content()  # how much of the pause fits on its line depends on the width
 
     def watch_revision(self) -> None:
         self._refresh_content()

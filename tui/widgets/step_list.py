@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
@@ -12,11 +13,17 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from tui.store import RunStore, StepSummary, format_action
+from tui.action_brief import actions_brief
+from tui.store import ANSWER, FINAL, RunStore, StepSummary
 from tui.text import inert_line, pause_mark
 from tui.widgets.line_list import LineList
 from tui.widgets.render_pass import PassValue
 from tui.widgets.scroll_gutter import GUTTER_CSS
+
+MIN_WIDTH = 26
+"""The list's least width (borders included): ``‖ 12 write_file calc.py`` at 80 columns."""
+CHROME = 3  # the two borders and the scroll gutter's column
+_SILENT_PHASES = frozenset({"ACT", "END", ""})  # where a step that acted ends: no news in a row
 
 
 def step_cost(s: StepSummary) -> str:
@@ -31,7 +38,10 @@ def step_cost(s: StepSummary) -> str:
 
 
 class StepList(LineList, inherit_bindings=False):
-    """One line per step (step, phase, action, ok / error); a LineList so 100k steps cost nothing."""
+    """One line per step (mark, step, its action in brief, cost); a LineList so 100k steps cost nothing.
+
+    Its width: the share of the screen the stylesheet gives it, capped at what its widest row needs
+    (kept up to date as rows come in), never below MIN_WIDTH."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "step-list--cursor",
@@ -40,7 +50,7 @@ class StepList(LineList, inherit_bindings=False):
         "step-list--dim",
     }
     DEFAULT_CSS = (
-        "StepList { background: $surface; overflow-x: hidden; "
+        f"StepList {{ background: $surface; overflow-x: hidden; min-width: {MIN_WIDTH}; "
         + GUTTER_CSS
         + " }"
         + """
@@ -80,6 +90,8 @@ class StepList(LineList, inherit_bindings=False):
         self._events_seen = 0  # the store's event count when the rows were last brought up to date
         self._rows_seen = 0
         self._digits = 0  # width of the step column
+        self._widest = 0  # the widest row seen so far, less its step column
+        self._wanted = 0  # the width the list last asked for
         self._row_styles: dict[tuple[bool, str], tuple[Style, Style, Style, Style]] = {}
         self._pass = PassValue(self._styles_for_rows)
 
@@ -99,9 +111,11 @@ class StepList(LineList, inherit_bindings=False):
         seen, self._events_seen = self._events_seen, self.store.event_count
         rows_seen, self._rows_seen = self._rows_seen, len(steps)
         digits = len(str(steps[-1].step)) if steps else 0
-        if digits != self._digits:
-            self._digits = digits  # the step column widened: every row moves
-            self.refresh()
+        widened = digits != self._digits
+        self._digits = digits
+        self._note_widths(max(0, rows_seen - 1))  # the last row seen may have changed since
+        if widened:
+            self.refresh()  # the step column widened: every row moves
             return
         # Only rows that are new, or that an event folded since the last look touched (a step's
         # summary records its last event), are drawn again; a big replay folding in the
@@ -140,32 +154,69 @@ class StepList(LineList, inherit_bindings=False):
         store = self.store
         last = row == len(store.steps) - 1
         if not s.ok:
-            return "✗", s.action or s.error or ""
+            return "✗", self._with_phase(s, s.action or s.error or "")
         pause = store.pause
         if last and pause is not None and pause.step == s.step and store.display_status == "paused":
-            pending = "; ".join(format_action(a) for a in pause.pending_actions)
-            return pause_mark(), f"pending: {pending}" if pending else "paused before deciding"
+            # The ‖ says where it stopped: no phase; the action it would take, in brief.
+            return pause_mark(), actions_brief(pause.pending_actions) or "paused before deciding"
         if last and store.display_status == "live":
-            return "…", s.action or "running"
+            # What a running step is doing now is its phase.
+            return "…", f"{s.phase} {s.action or 'running'}" if s.phase else s.action or "running"
         if s.retries:
-            return "↻", f"{s.action} (retried {s.retries}×)" if s.action else f"retried {s.retries}×"
-        return "✓", s.action
+            action = self._with_phase(s, s.action)
+            return "↻", f"{action} (retried {s.retries}×)" if action else f"retried {s.retries}×"
+        return "✓", self._with_phase(s, s.action)
+
+    @staticmethod
+    def _with_phase(s: StepSummary, action: str) -> str:
+        """``action`` with the step's phase before it where the phase says something: a step
+        that called no tool, or stopped before acting on the tool it chose."""
+        if not action:
+            return s.phase
+        if s.phase in _SILENT_PHASES or action.startswith((ANSWER, FINAL)):
+            return action
+        return f"{s.phase} {action}"
+
+    def _row_parts(self, row: int) -> tuple[str, str, str]:
+        """Row ``row`` as its text without the cost (inert), and its cost (blank where it has none
+        or is still going: a pending action keeps its room)."""
+        steps = self.store.steps
+        s = steps[row]
+        mark, action = self._mark(row, s)
+        digits = self._digits or len(str(steps[-1].step))
+        # Phase, action and error come from the trace; the row is drawn as a raw segment.
+        text = inert_line(f"{mark} {s.step:>{digits}} {action}")
+        return mark, text, step_cost(s) if mark in "✓✗↻" else ""
+
+    def _note_widths(self, start: int) -> None:
+        """Bring the widest row up to date with rows ``start`` on, and cap the list's width at it
+        (the stylesheet gives the list its share of the screen; the content says what it needs)."""
+        steps = self.store.steps
+        widest = self._widest
+        digits = len(str(steps[-1].step)) if steps else 0
+        for row in range(start, len(steps)):
+            _, text, cost = self._row_parts(row)
+            # The step column is counted apart: a wider step number widens every row at once.
+            need = cell_len(text) - digits + (len(cost) + 2 if cost else 0)
+            if need > widest:
+                widest = need
+        self._widest = widest
+        wanted = max(MIN_WIDTH, widest + digits + CHROME)
+        if wanted != self._wanted:  # a new width lays the screen out again: only on a change
+            self._wanted = wanted
+            self.styles.max_width = wanted
 
     def blank_row(self, width: int) -> Strip:
         return Strip([Segment(" " * width, self._pass.get()[0])], width)
 
     def render_row(self, row: int, width: int) -> Strip:
         base, error, match, cursor = self._pass.get()
-        steps = self.store.steps
-        s = steps[row]
-        mark, action = self._mark(row, s)
-        digits = self._digits or len(str(steps[-1].step))
-        # Phase, action and error come from the trace; the row is drawn as a raw segment.
-        text = inert_line(f"{mark} {s.step:>{digits}} {s.phase[:7]:<7} {action}")
-        cost = step_cost(s)
-        if cost and mark in "✓✗↻" and width >= 24 + len(cost):  # a pending action keeps its room
-            # Tokens and latency at the right edge; the action gives way to them.
-            text = text[: width - len(cost) - 1].ljust(width - len(cost) - 1) + " " + cost
+        s = self.store.steps[row]
+        _, text, cost = self._row_parts(row)
+        # Tokens and latency at the right edge of every row, or of none: when every row has room
+        # for them, or the list is wide enough that the text may give way to them.
+        if cost and (width >= self._widest + self._digits or width >= 24 + len(cost)):
+            text = set_cell_size(text, width - len(cost) - 1) + " " + cost
         style = base
         if not s.ok:
             style += error
@@ -173,4 +224,4 @@ class StepList(LineList, inherit_bindings=False):
             style += match
         if row == self.cursor:
             style += cursor
-        return Strip([Segment(text[:width].ljust(width), style)], width)
+        return Strip([Segment(set_cell_size(text, width), style)], width)
