@@ -197,7 +197,12 @@ class StepList(LineList, inherit_bindings=False):
         for row in range(start, len(steps)):
             _, text, cost = self._row_parts(row)
             # The step column is counted apart: a wider step number widens every row at once.
-            need = cell_len(text) - digits + (len(cost) + 2 if cost else 0)
+            # The mark is one cell; the rest is ASCII nearly always, and then its length is its
+            # width (cell_len walks a non-ASCII string a character at a time: most of the cost).
+            rest = text[2:]
+            need = 2 + (len(rest) if rest.isascii() else cell_len(rest)) - digits
+            if cost:
+                need += len(cost) + 2
             if need > widest:
                 widest = need
         self._widest = widest
