@@ -4,13 +4,17 @@ banner on one line at 80 columns."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual.color import Color
 
 from tui import screenshots
 from tui.app import make_app
 from tui.live import LiveRun
+from tui.panes.base import Pane
+from tui.panes.context import ContextPane
 from tui.screens.run import RunScreen
 from tui.store import PauseInfo, RunStore
 from tui.widgets.pause_banner import KEY, pause_line
@@ -178,3 +182,27 @@ async def test_the_bar_is_one_line_at_80_columns_and_wraps_only_narrower(
         assert bar.size.height == 2
         await pilot.press("q", "y")
         await screenshots.settle(pilot)
+
+
+async def test_pane_titles_take_the_text_colour_and_the_focused_one_the_focus_colour(
+    synthetic_run: Path,
+) -> None:
+    """Unfocused titles in the theme's text colour (not the muted grey), the focused one bold in
+    $text-primary, in the dark and the light theme alike."""
+    app = make_app(replay=synthetic_run)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await screenshots.settle(pilot)
+        await pilot.press("2")  # Context focused
+        for theme in ("textual-dark", "textual-light"):
+            app.theme = theme
+            await pilot.pause()
+            variables = app.get_css_variables()
+            for pane in app.screen.query(Pane):
+                styles = pane.styles
+                if pane is app.focused:
+                    assert styles.border_title_color == Color.parse(variables["text-primary"]), theme
+                    assert styles.border_title_style.bold, theme
+                else:
+                    assert styles.border_title_color == Color.parse(variables["foreground"]), (theme, pane)
+                    assert not styles.border_title_style.bold, (theme, pane)
+            assert isinstance(app.focused, ContextPane)
