@@ -48,6 +48,7 @@ from qitos.trace.payloads import (
 )
 from tui.action_brief import action_brief, actions_brief
 from tui.event_kinds import category
+from tui.indices import Compact, Indices, with_index
 from tui.step_positions import StepPositions
 
 # What the header says for each manifest / run_end status.
@@ -142,12 +143,15 @@ class Exchange:
     exchange_id: str
     request: int | None = None
     response: int | None = None
-    # Index tuples, not lists: most are empty (the shared ()) or hold one or two indices, and a
-    # 1 GB trace has a hundred thousand steps and exchanges to keep in memory.
-    tool_calls: tuple[int, ...] = ()
-    tool_results: tuple[int, ...] = ()
+    # Indices of the tool calls and results, read as tuples; most exchanges have one of each, kept
+    # as the bare int (tui.indices): a 1 GB trace has a hundred thousand exchanges in memory.
+    _tool_calls: Compact = ()
+    _tool_results: Compact = ()
     errors: tuple[int, ...] = ()  # failed attempts of this model call (error events), in order
     tokens: int = 0
+
+    tool_calls = Indices()
+    tool_results = Indices()
 
 
 @dataclass(slots=True, frozen=True)
@@ -221,12 +225,16 @@ class StepSummary:
     latency_ms: float = 0.0  # model and tool latency the step's events report, summed
     used_units: int | None = None
     budget: Budget | None = None
-    # Indices of the events the panes load on demand, by what they are.
-    requests: tuple[int, ...] = ()
-    memory: tuple[int, ...] = ()
-    exchanges: tuple[int, ...] = ()  # positions in RunStore.exchanges
+    # Indices of the events the panes load on demand, by what they are, read as tuples (one index
+    # is kept as the bare int: tui.indices), and the step's positions in RunStore.exchanges.
+    _requests: Compact = ()
+    _memory: Compact = ()
+    _exchanges: Compact = ()
     extras: StepExtras | None = None  # what few steps have, read through the fields below
 
+    requests = Indices()
+    memory = Indices()
+    exchanges = Indices()
     error = _Extra()
     retries = _Extra()
     skills = _Extra()
@@ -363,7 +371,7 @@ class RunStore:
             self._next_exchange_pos = number
             self.exchanges.append(Exchange(number=number, step=step.step, exchange_id=exchange_id))
             self.exchange_by_id[exchange_id] = pos
-            step.exchanges += (pos,)
+            step._exchanges = with_index(step._exchanges, pos)
         return self.exchanges[pos]
 
     def _fold(
@@ -439,7 +447,7 @@ class RunStore:
         rid = request_id(p) or f"req@{i}"
         ex = self._exchange(step, rid)
         ex.request = i
-        step.requests += (i,)
+        step._requests = with_index(step._requests, i)
         model_id = as_str(p.get("model_id"))
         if model_id:
             self.model_id = model_id
@@ -475,13 +483,13 @@ class RunStore:
             step.action = _shared(short(ANSWER + as_text(p["text"])))
 
     def _last_exchange(self, step: StepSummary, i: int) -> Exchange:
-        if step.exchanges:
+        if step._exchanges != ():
             return self.exchanges[step.exchanges[-1]]
         return self._exchange(step, f"tools@{step.step}")
 
     def _on_tool_call(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         ex = self._last_exchange(step, i)
-        ex.tool_calls += (i,)
+        ex._tool_calls = with_index(ex._tool_calls, i)
         call = ToolCall.read(p)
         self._by_call[str(call.call_id)] = ex.number - 1
         if not step.action:
@@ -490,7 +498,7 @@ class RunStore:
     def _on_tool_result(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         pos = self._by_call.pop(str(call_id(p)), None)  # answered: the id is not needed again
         ex = self.exchanges[pos] if pos is not None else self._last_exchange(step, i)
-        ex.tool_results += (i,)
+        ex._tool_results = with_index(ex._tool_results, i)
         step.latency_ms = _shared(step.latency_ms + _latency(p))
         if p.get("ok") is not True or "attempts" in p:  # a plain success needs no reading
             result = ToolResult.read(p)
@@ -520,7 +528,7 @@ class RunStore:
             return
         if stage == Stage.MODEL_INPUT:
             self._exchange(step, f"decide@{step.step}").request = i
-            step.requests += (i,)
+            step._requests = with_index(step._requests, i)
         elif stage == Stage.MODEL_OUTPUT:
             self._exchange(step, f"decide@{step.step}").response = i
         elif stage == Stage.DECISION_READY:
@@ -533,7 +541,7 @@ class RunStore:
     def _on_act(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         if stage_of(p) == Stage.ACTION_RESULTS and not self._native_requests:
             ex = self._last_exchange(step, i)
-            ex.tool_results += (i,)
+            ex._tool_results = with_index(ex._tool_results, i)
             for inv in action_results(p):
                 if inv.failed:
                     step.ok = False
@@ -554,7 +562,7 @@ class RunStore:
         self.stop_reason = Stop.read(p).stop_reason or self.stop_reason
 
     def _on_memory(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
-        step.memory += (i,)
+        step._memory = with_index(step._memory, i)
         self.memory_ops += 1
 
     def _on_skill(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
