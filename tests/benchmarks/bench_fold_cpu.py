@@ -1,0 +1,98 @@
+"""The background fold's work without the app: CPU seconds to read and fold every event of a trace.
+
+Run: ``python tests/benchmarks/bench_fold_cpu.py [--runs N] [--work DIR] [--size 100mb|1gb]``
+(``--work`` keeps the generated trace, shared with bench_fold.py's).
+
+Each figure is taken in a fresh interpreter, the runs alternating, medians printed: the fold as the
+app does it (the reader's parsed records applied to a RunStore), ``json.loads`` of every line (the peer issue 14 measures the
+fold against) and reading the lines (the floor). Also the fold's peak RSS in that interpreter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script from the repo root or anywhere
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_fold import child  # noqa: E402
+from bench_tui import PAD_1GB, PAD_100MB, STEPS_1GB, STEPS_100MB, trace  # noqa: E402
+
+FOLD = """
+import gc, json, resource, sys, time
+from qitos.trace.reader import TraceReader
+from tui.gc_tuning import FRAME_THRESHOLDS
+from tui.store import RunStore
+
+gc.set_threshold(*FRAME_THRESHOLDS)  # as the app runs
+t0 = time.process_time()
+reader = TraceReader(sys.argv[1])
+store = RunStore(reader, run_id=reader.run_id)
+for start, records in reader.records(0):
+    store.apply(records, start)
+print(json.dumps({"s": time.process_time() - t0, "steps": len(store.steps),
+                  "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+PLAIN_PARSE = """
+import json, sys, time
+t0 = time.process_time()
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        if line.strip():
+            json.loads(line)
+print(json.dumps({"s": time.process_time() - t0}))
+"""
+
+READ_LINES = """
+import json, sys, time
+t0 = time.process_time()
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        pass
+print(json.dumps({"s": time.process_time() - t0}))
+"""
+
+
+def main() -> int:
+    """Print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs per figure (median); default 3")
+    parser.add_argument("--work", help="folder for the generated trace (kept; default: a temp folder)")
+    parser.add_argument("--size", choices=("100mb", "1gb"), default="1gb")
+    args = parser.parse_args()
+    work_ctx = tempfile.TemporaryDirectory(prefix="bench-fold-cpu-") if args.work is None else None
+    work = Path(work_ctx.name if work_ctx else args.work)
+    steps, pad = (STEPS_1GB, PAD_1GB) if args.size == "1gb" else (STEPS_100MB, PAD_100MB)
+    try:
+        run_dir = trace(work, f"trace{args.size}", steps, pad)
+        events = str(run_dir / "events.jsonl")
+        child(READ_LINES, events)  # warm the page cache
+        fold, plain, floor, rss = [], [], [], []
+        for _ in range(args.runs):
+            figures = child(FOLD, str(run_dir))
+            fold.append(figures["s"])
+            rss.append(figures["rss"])
+            plain.append(child(PLAIN_PARSE, events)["s"])
+            floor.append(child(READ_LINES, events)["s"])
+        p = statistics.median(plain)
+        print(
+            f"fold CPU, {args.size} trace, median of {args.runs}: as the app folds"
+            f" {statistics.median(fold):.2f} s"
+            f" | json.loads of every line {p:.2f} s | reading the lines {statistics.median(floor):.2f} s"
+            f" | ratio {statistics.median(fold) / p:.2f} (aim <= 0.5)"
+        )
+        print(f"peak RSS of that fold (no app), median: {statistics.median(rss):.0f} MB")
+    finally:
+        if work_ctx is not None:
+            work_ctx.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
