@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from tui.crash import LastResort
-from tui.gc_tuning import FrameFriendlyGC
+from tui.gc_tuning import FrameFriendlyGC, resume_after_launch
 from tui.replay import HeadSource, manifest_tokens, read_manifest
 from tui.screens.dialogs import ErrorScreen
 from tui.screens.feeding import FIRST_PAINT_EVENTS
@@ -73,6 +73,8 @@ class QitosApp(LastResort, App[int]):
 
     def on_mount(self) -> None:
         self.gc_tuning.start()
+        # The first frame is drawn after this refresh: the launch is over (tui.gc_tuning).
+        self.call_after_refresh(resume_after_launch)
         if isinstance(self.screen, RunScreen) or (self.diff is not None and self.error is None):
             return
         if self.error is not None:
