@@ -8,6 +8,7 @@ the run (f). The workers are declared here (``@work`` needs a DOM node) and run 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -168,6 +169,8 @@ class RunScreen(Screen[None]):
         self._goto: str | None = None  # the step id typed so far after `g`
         self._prefetch = Prefetcher()
         self._prefetch_timer: Timer | None = None
+        self._later_panes_started = False
+        self._later_panes_mounted = asyncio.Event()  # set once the panes after the first are mounted
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -206,11 +209,12 @@ class RunScreen(Screen[None]):
         return pane
 
     async def _mount_later_panes(self) -> None:
-        """Build and mount the panes after the first, once the first frame is out (all of them are
-        shown at once on a large terminal)."""
-        if self.is_attached:  # built here, in the screen's context: their data_bind is to the screen
-            panes = [self._build_pane(k) for k in range(1, len(self.panes))]
-            await self.query_one("#panes").mount_all(panes)
+        """Build and mount the panes after the first: once, after the first frame (or sooner, for a
+        key that asks for one of them). Run by the screen itself: their data_bind is to it."""
+        if not self._later_panes_started and self.is_attached:
+            self._later_panes_started = True
+            await self.query_one("#panes").mount_all([self._build_pane(k) for k in range(1, len(self.panes))])
+        self._later_panes_mounted.set()
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._mount_later_panes)
@@ -611,10 +615,15 @@ class RunScreen(Screen[None]):
         """Exchanges pane: toggle between what changed since the previous request and whole requests."""
         self.whole = not self.whole
 
-    def action_pane(self, index: int) -> None:
+    async def action_pane(self, index: int) -> None:
         """Focus pane ``index`` (its keys then scroll it), showing it when the panes are tabs."""
         self.active_pane = index
         pane = self._pane(index)
+        if pane is None and not self._later_panes_mounted.is_set():
+            # Pressed as the first frame came out: the key (and those after it) waits for its pane.
+            self.call_next(self._mount_later_panes)
+            await self._later_panes_mounted.wait()
+            pane = self._pane(index)
         if pane is None:
             return
         if self.zoomed is not None:
