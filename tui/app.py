@@ -11,9 +11,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from tui.crash import LastResort
-from tui.gc_tuning import FrameFriendlyGC
+from tui.gc_tuning import FrameFriendlyGC, resume_after_launch
 from tui.replay import HeadSource, manifest_tokens, read_manifest
-from tui.screens.dialogs import ErrorScreen
 from tui.screens.feeding import FIRST_PAINT_EVENTS
 from tui.screens.run import RunScreen
 from tui.store import ListSource, RunStore
@@ -73,6 +72,8 @@ class QitosApp(LastResort, App[int]):
 
     def on_mount(self) -> None:
         self.gc_tuning.start()
+        # The first frame is drawn after this refresh: the launch is over (tui.gc_tuning).
+        self.call_after_refresh(resume_after_launch)
         if isinstance(self.screen, RunScreen) or (self.diff is not None and self.error is None):
             return
         if self.error is not None:
@@ -91,6 +92,7 @@ class QitosApp(LastResort, App[int]):
         """Show the error panel; closing it ends the app with the status `--headless` gives the
         same failure (2: bad input), so scripts see one code either way."""
         from tui.headless import EXIT_BAD_INPUT  # it loads the trace writer: not for the first frame
+        from tui.screens.dialogs import ErrorScreen
 
         self.push_screen(
             ErrorScreen(title, detail), lambda _: self.exit(EXIT_BAD_INPUT, return_code=EXIT_BAD_INPUT)
@@ -128,6 +130,8 @@ class QitosApp(LastResort, App[int]):
                 f"{run_dir}: not a run directory (no manifest.json or events.jsonl)",
             )
             if from_list:
+                from tui.screens.dialogs import ErrorScreen
+
                 self.push_screen(ErrorScreen(title, detail))
             else:
                 self._fatal(title, detail)

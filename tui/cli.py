@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from tui.approve import install_approval
 from tui.fork import DEMO, add_fork_parser, fork_agent_factory, fork_command
+from tui.gc_tuning import pause_for_launch, resume_after_launch
 from tui.otel_cli import (
     OtlpSetupError,
     add_export_parser,
@@ -33,6 +34,8 @@ DEFAULT_TRACE_DIR = "./runs"
 DEMO_MEMORY_DIR = ".qitos/memory"
 DEMO_SKILLS_DB = ".qitos/skills.db"
 DEMO_STEP_DELAY = 0.6
+# The commands that open the QitosApp (which turns the collector back on at its first frame).
+QITOS_APP_COMMANDS = frozenset({"run", "demo", "replay", "diff", "fork"})
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -193,6 +196,19 @@ def _command(argv: Sequence[str] | None) -> int:
     """Parse the arguments and run the command they name."""
     args = _parser().parse_args(argv)
     os.environ.setdefault("TEXTUAL_FPS", FRAMES_PER_SECOND)  # read when Textual is imported, below
+    if args.command not in QITOS_APP_COMMANDS or getattr(args, "headless", False):
+        return _run_command(args)
+    # The collector is off from here to the app's first frame (tui.gc_tuning says why); on again
+    # here at the latest, should the app end before it drew anything.
+    pause_for_launch()
+    try:
+        return _run_command(args)
+    finally:
+        resume_after_launch()
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """Run the command ``args`` name."""
     if args.command == "export":
         return export_command(args)
     if args.command == "fork":

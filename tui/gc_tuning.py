@@ -9,6 +9,12 @@ widgets) out of the collector's walks, keeps that off the keys.
 The App owns one :class:`FrameFriendlyGC` (``QitosApp.gc_tuning``): it raises the thresholds while
 it runs and puts them back when it ends; screens only say what is long-lived now, and give it back
 when they go (:func:`app_tuning` finds it from a screen).
+
+Before that, the launch: importing Textual and the app and building the first screen allocate
+hundreds of thousands of objects that all live on (modules, classes, widgets), and the young
+collections walking them cost ~15 ms of the first frame, whatever the thresholds. The CLI pauses
+the collector for the launch (:func:`pause_for_launch`) and the app resumes it once its first
+frame is out (:func:`resume_after_launch`).
 """
 
 from __future__ import annotations
@@ -18,6 +24,26 @@ import threading
 from typing import Any
 
 FRAME_THRESHOLDS = (20_000, 50, 100)  # youngest generation: 20k allocations, not 700
+
+
+class _Launch:
+    """Whether the collector is off for the launch (once a process: only the CLI pauses it)."""
+
+    paused = False
+
+
+def pause_for_launch() -> None:
+    """Turn the collector off until :func:`resume_after_launch` (if it is on now)."""
+    if gc.isenabled():
+        gc.disable()
+        _Launch.paused = True
+
+
+def resume_after_launch() -> None:
+    """Turn the collector back on if the launch turned it off; otherwise leave it as it is."""
+    if _Launch.paused:
+        _Launch.paused = False
+        gc.enable()
 
 
 class FrameFriendlyGC:

@@ -113,14 +113,9 @@ def lexer_name(args: Any) -> str | None:
     name = PurePosixPath(path.replace("\\", "/")).name
     if "." not in name:
         return None
-    from pygments.lexers import get_lexer_for_filename
-    from pygments.util import ClassNotFound
+    from tui.lexers import lexer_alias_for  # Pygments is loaded when a file name first asks for it
 
-    try:
-        lexer = get_lexer_for_filename(name)
-    except ClassNotFound:
-        return None
-    return lexer.aliases[0] if lexer.aliases else None
+    return lexer_alias_for(name)
 
 
 def syntax_theme(tone: Tone) -> ANSISyntaxTheme:

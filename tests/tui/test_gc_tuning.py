@@ -75,3 +75,34 @@ async def test_the_app_owns_the_tuning_and_a_closed_run_screen_gives_its_objects
         assert gc.get_freeze_count() == 0
         assert gc.get_threshold() == FRAME_THRESHOLDS  # still tuned: the app runs on
     assert gc.get_threshold() == before
+
+
+async def test_a_collector_paused_for_the_launch_is_on_again_after_the_first_frame(
+    synthetic_run: Path,
+) -> None:
+    """The CLI pauses the collector for the launch; the app's first frame turns it back on."""
+    from tui.gc_tuning import pause_for_launch, resume_after_launch
+
+    assert gc.isenabled()
+    pause_for_launch()
+    try:
+        assert not gc.isenabled()
+        app = make_app(replay=synthetic_run)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert gc.isenabled()
+    finally:
+        resume_after_launch()  # a failed assertion must not leave the test process without it
+    assert gc.isenabled()
+
+
+def test_resuming_leaves_a_collector_someone_else_turned_off_alone() -> None:
+    from tui.gc_tuning import pause_for_launch, resume_after_launch
+
+    gc.disable()
+    try:
+        pause_for_launch()  # already off: not the launch's to turn on
+        resume_after_launch()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

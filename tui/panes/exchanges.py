@@ -373,7 +373,9 @@ class ExchangesPane(LinePane):
             lines.append(head)
             items = list(args.items()) if isinstance(args, dict) else [("args", args)]
             width = max((len(key) for key, _ in items), default=0)
-            lexer = lexer_name(args)
+            # Looked up only when there is code to show: Pygments is not loaded for a path alone.
+            code_shown = any(is_block(value) and key != "path" for key, value in items)
+            lexer = lexer_name(args) if code_shown else None
             for key, value in items:
                 line = inert(f"    {key:<{width}}  ", "dim")
                 if is_block(value):

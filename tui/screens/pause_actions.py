@@ -14,9 +14,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
-from tui.pending import args_document, parse_document, pending_text, workspace_roots
-from tui.take_text import edit_text, editor_command
-
 if TYPE_CHECKING:
     from textual.app import App
     from textual.notifications import SeverityLevel
@@ -80,6 +77,8 @@ class PauseActions:
         snapshot = self._pending_snapshot()
         if snapshot is None or self.control.live is None:
             return Text("nothing pending")
+        from tui.pending import pending_text, workspace_roots  # difflib and the rest: not at launch
+
         roots = workspace_roots(self.control.live.agent, self.control.live.engine)
         return pending_text(self._pending_dicts(snapshot), roots)
 
@@ -134,6 +133,9 @@ class PauseActions:
         snapshot = self._pending_snapshot()
         if snapshot is None:
             return
+        from tui.pending import args_document
+        from tui.take_text import editor_command
+
         document = args_document(self._pending_dicts(snapshot))
         editor = editor_command()
         if editor:
@@ -159,6 +161,8 @@ class PauseActions:
 
     def _edit_outside(self, editor: str, document: str) -> str | None:
         """Run the editor on a temporary JSON file while the app is suspended; the edited text."""
+        from tui.take_text import edit_text
+
         return edit_text(
             self.host.app,
             editor,
@@ -174,6 +178,7 @@ class PauseActions:
         if snapshot is None or self.control.live is None:
             return "the run is no longer paused before acting"
         from qitos.engine.approval import PauseDecision, decision_problem
+        from tui.pending import parse_document
 
         changes, problem = parse_document(text, len(snapshot.pending_actions))
         if problem is not None or changes is None:
@@ -186,6 +191,7 @@ class PauseActions:
         if snapshot is None:
             return
         from qitos.engine.approval import PauseDecision
+        from tui.pending import parse_document
 
         changes, _ = parse_document(text, len(snapshot.pending_actions))
         unchanged = {i: a for i, a in enumerate(self._pending_dicts(snapshot))}

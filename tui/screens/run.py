@@ -8,6 +8,7 @@ the run (f). The workers are declared here (``@work`` needs a DOM node) and run 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -16,7 +17,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal, Vertical
-from textual.lazy import Lazy
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -34,23 +34,15 @@ from tui.messages import (
     SearchResults,
 )
 from tui.panes.base import Pane, PaneFactory
-from tui.panes.budget import BudgetPane
-from tui.panes.compaction import CompactionPane
-from tui.panes.context import ContextPane
-from tui.panes.events import EventsPane
+from tui.panes.deferred import DeferredPane
 from tui.panes.exchanges import ExchangesPane
-from tui.panes.memory import MemoryPane
-from tui.panes.skills import SkillsPane
 from tui.prefetch import Prefetcher
 from tui.screens import fork_action, live_control, pause_actions
-from tui.screens.dialogs import ConfirmDialog, ErrorScreen, HelpScreen, PromptDialog, binding_rows
 from tui.screens.feeding import Feeder
 from tui.screens.fork_action import ForkAction
 from tui.screens.live_control import LiveController
 from tui.screens.pause_actions import PauseActions
-from tui.search import export_request, search_run
 from tui.store import RunStore
-from tui.take_text import copy_pane, focused_pane, open_pane
 from tui.text import inert_str
 from tui.widgets.pane_tabs import PaneTabs
 from tui.widgets.run_header import RunHeader, StatusBar
@@ -61,15 +53,18 @@ if TYPE_CHECKING:
     from tui.feed import EventFeed
     from tui.live import LiveRun
     from tui.pacing import FoldPacer
+    from tui.panes.events import EventsPane
 
+# The first pane is the one a narrow terminal shows first; the others' modules load when they are
+# built, right after the first frame (tui.panes.deferred).
 PANES: tuple[PaneFactory, ...] = (
     ExchangesPane,
-    ContextPane,
-    BudgetPane,
-    CompactionPane,
-    MemoryPane,
-    SkillsPane,
-    EventsPane,
+    DeferredPane("tui.panes.context", "ContextPane", "Context"),
+    DeferredPane("tui.panes.budget", "BudgetPane", "Budget"),
+    DeferredPane("tui.panes.compaction", "CompactionPane", "Compaction"),
+    DeferredPane("tui.panes.memory", "MemoryPane", "Memory"),
+    DeferredPane("tui.panes.skills", "SkillsPane", "Skills"),
+    DeferredPane("tui.panes.events", "EventsPane", "Events"),
 )
 # Tab labels on a narrow terminal, where the full titles do not all fit beside the step list.
 SHORT_TITLES = {
@@ -174,6 +169,8 @@ class RunScreen(Screen[None]):
         self._goto: str | None = None  # the step id typed so far after `g`
         self._prefetch = Prefetcher()
         self._prefetch_timer: Timer | None = None
+        self._later_panes_started = False
+        self._later_panes_mounted = asyncio.Event()  # set once the panes after the first are mounted
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -197,19 +194,30 @@ class RunScreen(Screen[None]):
                     id="pane-tabs",
                 ).data_bind(active=RunScreen.active_pane)
                 with Container(id="panes"):
-                    for k, pane_cls in enumerate(self.panes):
-                        pane = pane_cls(self.store, index=k, id=f"pane-{pane_cls.TITLE.lower()}")
-                        pane.data_bind(RunScreen.selected, RunScreen.revision, RunScreen.active_pane)
-                        if isinstance(pane, ExchangesPane):
-                            pane.data_bind(
-                                RunScreen.expanded, RunScreen.raw, RunScreen.search_text, RunScreen.whole
-                            )
-                        # Only the first pane is needed for the first frame at 80x24; the others
-                        # mount right after it (and are all shown at once on a large terminal).
-                        yield pane if k == 0 else Lazy(pane)
+                    # Only the first pane is needed for the first frame at 80x24; the others are
+                    # built (their modules imported) and mounted right after it (_mount_later_panes).
+                    yield self._build_pane(0)
         yield Footer(show_command_palette=False)
 
+    def _build_pane(self, index: int) -> Pane:
+        """Pane ``index``, bound to the screen's state."""
+        factory = self.panes[index]
+        pane = factory(self.store, index=index, id=f"pane-{factory.TITLE.lower()}")
+        pane.data_bind(RunScreen.selected, RunScreen.revision, RunScreen.active_pane)
+        if isinstance(pane, ExchangesPane):
+            pane.data_bind(RunScreen.expanded, RunScreen.raw, RunScreen.search_text, RunScreen.whole)
+        return pane
+
+    async def _mount_later_panes(self) -> None:
+        """Build and mount the panes after the first: once, after the first frame (or sooner, for a
+        key that asks for one of them). Run by the screen itself: their data_bind is to it."""
+        if not self._later_panes_started and self.is_attached:
+            self._later_panes_started = True
+            await self.query_one("#panes").mount_all([self._build_pane(k) for k in range(1, len(self.panes))])
+        self._later_panes_mounted.set()
+
     def on_mount(self) -> None:
+        self.call_after_refresh(self._mount_later_panes)
         self.query_one(StepList).focus()
         self._apply_size()
         self.feeder.start()
@@ -300,6 +308,8 @@ class RunScreen(Screen[None]):
 
     def show_error(self, title: str, detail: str) -> None:
         """Show what went wrong in the error panel."""
+        from tui.screens.dialogs import ErrorScreen  # the dialogs are not needed for the first frame
+
         self.app.push_screen(ErrorScreen(title, detail))
 
     # ---- a pause before acting: a / d / c / i (PauseActions) -------------------------------------
@@ -504,6 +514,7 @@ class RunScreen(Screen[None]):
 
     def action_search(self) -> None:
         """Ask for text to find in every event of the run."""
+        from tui.screens.dialogs import PromptDialog
 
         def done(answer: str | None) -> None:
             if answer:
@@ -516,6 +527,8 @@ class RunScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="searching")
     def run_search(self, query: str) -> None:
         """Scan every event for ``query`` off the UI thread."""
+        from tui.search import search_run
+
         worker = get_current_worker()
         found = search_run(self.store, query, cancelled=lambda: worker.is_cancelled)
         self.post_message(SearchResults(query, found.matches, found.searched, found.total))
@@ -563,6 +576,8 @@ class RunScreen(Screen[None]):
         """Write the selected step's request as JSON and say where."""
         if not self.store.steps:
             return
+        from tui.search import export_request
+
         try:
             path = export_request(self.store, self.selected, self.export_dir)
         except (ValueError, OSError) as exc:
@@ -574,12 +589,16 @@ class RunScreen(Screen[None]):
 
     def action_copy_text(self) -> None:
         """Copy the focused pane's text to the clipboard (OSC 52)."""
+        from tui.take_text import copy_pane, focused_pane
+
         pane = focused_pane(self)
         if pane is not None:
             copy_pane(self.app, pane)
 
     def action_open_text(self) -> None:
         """Open the focused pane's text in $EDITOR (the app suspends meanwhile)."""
+        from tui.take_text import focused_pane, open_pane
+
         pane = focused_pane(self)
         if pane is not None:
             open_pane(self.app, pane)
@@ -596,10 +615,15 @@ class RunScreen(Screen[None]):
         """Exchanges pane: toggle between what changed since the previous request and whole requests."""
         self.whole = not self.whole
 
-    def action_pane(self, index: int) -> None:
+    async def action_pane(self, index: int) -> None:
         """Focus pane ``index`` (its keys then scroll it), showing it when the panes are tabs."""
         self.active_pane = index
         pane = self._pane(index)
+        if pane is None and not self._later_panes_mounted.is_set():
+            # Pressed as the first frame came out: the key (and those after it) waits for its pane.
+            self.call_next(self._mount_later_panes)
+            await self._later_panes_mounted.wait()
+            pane = self._pane(index)
         if pane is None:
             return
         if self.zoomed is not None:
@@ -630,8 +654,8 @@ class RunScreen(Screen[None]):
         # Panes hidden until now render once they are laid out at their new size.
         self.call_after_refresh(self._show_panes)
 
-    @on(EventsPane.Jump)
-    def _jump(self, message: EventsPane.Jump) -> None:
+    def on_events_pane_jump(self, message: EventsPane.Jump) -> None:
+        """The Events pane picked a step (handled by name: @on would import the pane at launch)."""
         self._select(message.pos)
 
     @on(PaneTabs.Picked)
@@ -640,6 +664,8 @@ class RunScreen(Screen[None]):
 
     def action_help(self) -> None:
         """Show every key, from the bindings."""
+        from tui.screens.dialogs import HelpScreen, binding_rows
+
         rows = binding_rows(self)
         binding: BindingType  # the panes' BINDINGS below may hold tuples too
         # The keys of the step list and of a pane work once they have the focus (Tab, 1-6):
@@ -690,6 +716,8 @@ class RunScreen(Screen[None]):
                     if self.live is not None:
                         self.live.cancel()
                     self.app.exit()
+
+        from tui.screens.dialogs import ConfirmDialog
 
         question = "The run is paused. Quit and stop it here?" if paused else "A run is live. Quit anyway?"
         self.app.push_screen(ConfirmDialog(question), answer)

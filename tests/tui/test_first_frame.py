@@ -1,0 +1,105 @@
+"""What `qitos-tui replay` loads before its first frame: only what that frame shows.
+
+The launch is a subprocess running the real CLI with a driver that takes the frames without a
+terminal (first_frame_driver.py): at the first frame that shows the run, the process's module
+names are written down and it ends, so nothing imported after that frame is counted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from qitos.trace.events import RunEvent
+from tui.synthetic import synthetic_events, write_trace
+
+MARK = "  step 0"  # the header's selected step, drawn with the run's first frame
+HERE = Path(__file__).resolve().parent
+
+# Not needed to draw the first frame, each with what it would cost there.
+NOT_IN_THE_FIRST_FRAME = {
+    "importlib.metadata": "Pygments' entry-point scan for plugin lexers (~30-70 ms)",
+    "tui.panes.context": "a pane the first frame does not show",
+    "tui.panes.budget": "a pane the first frame does not show",
+    "tui.panes.cost_chart": "the Budget pane's chart",
+    "tui.panes.compaction": "a pane the first frame does not show",
+    "tui.panes.memory": "a pane the first frame does not show",
+    "tui.panes.skills": "a pane the first frame does not show",
+    "tui.panes.events": "a pane the first frame does not show",
+    "tui.screens.dialogs": "the dialogs (opened by keys)",
+    "tui.screens.pause_dialogs": "the pause dialogs (a live run's keys)",
+    "tui.pending": "a paused run's pending actions (and difflib)",
+    "tui.take_text": "y / o (copy, open in $EDITOR)",
+    "tui.search": "/ (search) and e (export)",
+    "tui.screens.run_list": "the run list (a folder of runs)",
+    "tui.screens.diff": "`qitos-tui diff`",
+    "tui.browsers": "the disk-backed Memory and Skills browsers",
+    "tui.live": "a live run",
+    "tui.headless": "--headless",
+    "qitos.engine": "the Engine (a replay does not run it)",
+    "qitos.models": "the model clients",
+    "qitos.kit": "the agents' parsers and tools",
+    "rich.syntax": "code highlighting (no code on this first screen)",
+}
+
+
+def first_frame_modules(run_dir: Path, tmp_path: Path) -> set[str]:
+    """The modules `qitos-tui replay run_dir` has loaded when its first frame shows the run."""
+    out = tmp_path / "modules.json"
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+        TEXTUAL_DRIVER="first_frame_driver:FirstFrameDriver",
+        FIRST_FRAME_MARK=MARK,
+        FIRST_FRAME_OUT=str(out),
+        COLUMNS="120",
+        LINES="40",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "replay", str(run_dir)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and out.is_file(), f"no first frame showing {MARK!r}: {done.stderr}"
+    return set(json.loads(out.read_text(encoding="utf-8")))
+
+
+def loaded(modules: set[str], name: str) -> bool:
+    return name in modules or any(m.startswith(name + ".") for m in modules)
+
+
+def test_the_first_frame_loads_neither_hidden_panes_nor_dialogs_nor_the_engine(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    write_trace(run_dir, synthetic_events(6))
+    modules = first_frame_modules(run_dir, tmp_path)
+    assert "tui.panes.exchanges" in modules and "tui.screens.run" in modules  # the frame was the run's
+    extra = {name: why for name, why in NOT_IN_THE_FIRST_FRAME.items() if loaded(modules, name)}
+    assert extra == {}
+
+
+def writes_code_first(events: Iterator[RunEvent]) -> Iterator[RunEvent]:
+    """The events, with the first reply writing a Python file (a code block in the first frame)."""
+    first = True
+    for event in events:
+        if first and event.kind == "model_response":
+            first = False
+            code = "def add(a, b):\n    return a + b\n"
+            event.payload["tool_calls"] = [
+                {"name": "write_file", "args": {"path": "calc.py", "content": code}}
+            ]
+        yield event
+
+
+def test_code_in_the_first_frame_is_highlighted_without_scanning_for_lexer_plugins(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    write_trace(run_dir, writes_code_first(synthetic_events(6)))
+    modules = first_frame_modules(run_dir, tmp_path)
+    assert "pygments.lexers.python" in modules  # the block was highlighted as Python
+    assert "importlib.metadata" not in modules
