@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from multiprocessing.connection import Connection
 
 TIMEOUT = 60.0  # seconds: far beyond any healthy wait here, short of a hung suite
 POLL = 0.005  # seconds between looks: short next to what is waited for
@@ -41,3 +42,20 @@ def block_until(
             raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
         time.sleep(POLL)
     return time.monotonic() - start
+
+
+def wait_for_ready(conn: Connection, *, what: str, timeout: float = TIMEOUT) -> None:
+    """Wait for a child process to say "ready" on its end of a pipe (it has done what a crash
+    trial needs done before its kill); fail naming ``what`` if it says nothing, dies first or
+    says something else. Closes ``conn``."""
+    try:
+        if not conn.poll(timeout):
+            raise AssertionError(f"{what}: said nothing in {timeout:g} s")
+        try:
+            message = conn.recv()
+        except EOFError:
+            raise AssertionError(f"{what}: died before it was ready") from None
+        if message != "ready":
+            raise AssertionError(f"{what}: said {message!r}, not ready")
+    finally:
+        conn.close()

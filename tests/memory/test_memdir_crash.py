@@ -17,6 +17,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
+from waits import wait_for_ready
 
 from qitos.core.memory import MemoryRecord
 from qitos.kit.memory.memdir_memory import MemdirMemory
@@ -24,7 +25,6 @@ from qitos.kit.memory.memdir_memory import MemdirMemory
 TRIALS = 60
 READY_AFTER = 3  # appends on disk before the writer says "ready"
 KEEP_AT_MOST = 40  # records; past this the writer deletes, so sixty trials of writing stay quick to check
-READY_WAIT = 60.0  # seconds; generous, for a loaded machine: only a writer that never starts hits it
 
 
 def expected_content(record_id: str, size: int) -> str:
@@ -69,17 +69,6 @@ def _check(root: Path) -> bool:
     return True
 
 
-def _await_ready(reader: Connection, trial: int) -> None:
-    """Block until the writer says "ready"; fail clearly if it never does or dies first."""
-    assert reader.poll(READY_WAIT), f"trial {trial}: the writer said nothing in {READY_WAIT:.0f} s"
-    try:
-        message = reader.recv()
-    except EOFError:
-        pytest.fail(f"trial {trial}: the writer died before its first {READY_AFTER} appends")
-    assert message == "ready", f"trial {trial}: the writer said {message!r}, not ready"
-    reader.close()
-
-
 @pytest.mark.slow
 def test_sigkill_during_appends_and_deletes_never_tears_a_record(tmp_path: Path) -> None:
     """≥50 SIGKILLs at random instants: no torn record is recalled, the index is consistent or rebuilt."""
@@ -93,7 +82,7 @@ def test_sigkill_during_appends_and_deletes_never_tears_a_record(tmp_path: Path)
         proc = ctx.Process(target=_writer, args=(str(root), trial, writer_end), daemon=True)
         proc.start()
         writer_end.close()  # the child's copy stays open: EOF here means the child died
-        _await_ready(reader, trial)
+        wait_for_ready(reader, what=f"trial {trial}: the writer")
         # The sleep is the behaviour under test, not synchronisation: it picks the random instant
         # of the kill among the appends and deletes that follow "ready".
         time.sleep(rng.uniform(0.0, 0.06))
