@@ -304,11 +304,11 @@ def test_filter_sort_mark_and_compare_in_a_real_terminal(tmp_path: Path) -> None
     """In tmux: the list of two diverging runs, sorted, filtered, then both marked and compared."""
     import shutil
     import sys
-    import time
 
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
     from test_e2e_tmux import Terminal
+    from waits import block_until
 
     folder = tmp_path / "runs"
     a, b = diverging_runs(folder)
@@ -324,9 +324,7 @@ def test_filter_sort_mark_and_compare_in_a_real_terminal(tmp_path: Path) -> None
         term.keys("/", "run_b")
         term.wait_for("1 of 2 runs")
         term.keys("Escape")  # apart from the next key: a terminal sends Esc then c at once as alt+c
-        deadline = time.monotonic() + 20
-        while "matching" in term.screen() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        block_until(lambda: "matching" not in term.screen(), what="the filter line to close")
         term.keys("c")
         term.wait_for("mark exactly two runs")
         term.keys("m", "Down", "Space")
