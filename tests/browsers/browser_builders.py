@@ -169,7 +169,7 @@ async def key_latency(app: App[Any], key: str, settled: Callable[[], object] = l
     start = time.perf_counter()
     app._driver.send_message(events.Key(key, None))  # type: ignore[union-attr]
     moved = lambda: listing.cursor != before  # noqa: E731
-    await wait_until(lambda: (moved() or not listing.count) and settled(), timeout=5, what=f"key {key}")
+    await wait_until(lambda: (moved() or not listing.count) and settled(), what=f"key {key}")
     for y in range(listing.scrollable_content_region.height):
         listing.render_line(y)
     return time.perf_counter() - start
