@@ -141,6 +141,29 @@ async def skills_latency(db: Path, samples: int) -> None:
     figures("skills: external publish → version list", lat)
 
 
+async def navigation_latency(app: Any, keys: list[str]) -> list[float]:
+    """Seconds per navigation key until the list's rows and the detail pane show the new record."""
+    browser = app.browser
+
+    def detail_follows() -> bool:
+        row = browser.selected_row
+        return row is not None and browser.detail_text().startswith(row.record_id)
+
+    return [await key_latency(app, key, detail_follows) for key in keys]
+
+
+async def small_navigation(root: Path, samples: int) -> None:
+    """The floor for navigation: the same keys over a handful of records."""
+    app = make_memory_app(root, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(lambda: app.browser.loads >= 1, timeout=60, what="the load")
+        count = len(app.browser.rows)
+        # Down and up in turn: every key moves the cursor even in a list this short.
+        lat = await navigation_latency(app, ["down", "up"] * 21 * max(1, samples // 20))
+        figures(f"memory: navigation key → pane ({count} records, floor)", lat)
+        await pilot.pause()
+
+
 async def big_memory(root: Path, samples: int) -> None:
     """First paint, navigation and filtering with many records."""
     start = time.perf_counter()
@@ -156,13 +179,8 @@ async def big_memory(root: Path, samples: int) -> None:
             flush=True,
         )
 
-        def detail_follows() -> bool:
-            row = browser.selected_row
-            return row is not None and browser.detail_text().startswith(row.record_id)
-
         keys = (["down"] * 20 + ["pagedown"] * 10 + ["up"] * 10 + ["end", "home"]) * max(1, samples // 20)
-        lat = [await key_latency(app, key, detail_follows) for key in keys]
-        figures(f"memory: navigation key → pane ({count} records)", lat)
+        figures(f"memory: navigation key → pane ({count} records)", await navigation_latency(app, keys))
         filters = []
         for word in ["note", "value 7", "assistant", "r0999", ""] * max(1, samples // 5):
             t0 = time.perf_counter()
@@ -190,7 +208,9 @@ def main() -> int:
     args, _ = parser.parse_known_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        asyncio.run(memory_latency(prepare_small(base), args.samples, f"{len(RECORDS) + 1} records"))
+        small = prepare_small(base)
+        asyncio.run(memory_latency(small, args.samples, f"{len(RECORDS) + 1} records"))
+        asyncio.run(small_navigation(small, args.samples))
         asyncio.run(skills_latency(build_skills_db(base / "skills.db"), args.samples))
         big = build_many_records(base / "big", args.records)
         MemdirMemory(str(big)).append(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
@@ -20,6 +19,11 @@ from qitos.kit.memory.memdir_memory import MemdirMemory
 from qitos.kit.tool.library.base import ToolArtifact
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 from tui.browsers.virtual_list import VirtualList
+
+# The suite's one polling helper lives beside the test folders (benchmarks run as scripts, so the
+# folder is put on the path here rather than relied on from pytest).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from waits import wait_until  # noqa: E402
 
 RECORDS = [
     (
@@ -141,19 +145,6 @@ def build_skills_db(path: Path, *, namespace: str = "demo") -> Path:
     return path
 
 
-async def wait_until(
-    predicate: Callable[[], object], *, timeout: float = 5.0, what: str = "condition"
-) -> float:
-    """Wait (polling the app state every 5 ms) until ``predicate()`` is true; return the seconds waited."""
-    start = asyncio.get_running_loop().time()
-    while not predicate():
-        elapsed = asyncio.get_running_loop().time() - start
-        if elapsed > timeout:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        await asyncio.sleep(0.005)
-    return asyncio.get_running_loop().time() - start
-
-
 def run_writer(*args: str | Path) -> str:
     """Run browser_writer.py in another process; return its stdout (raise with its stderr on failure)."""
     script = Path(__file__).with_name("browser_writer.py")
@@ -178,7 +169,7 @@ async def key_latency(app: App[Any], key: str, settled: Callable[[], object] = l
     start = time.perf_counter()
     app._driver.send_message(events.Key(key, None))  # type: ignore[union-attr]
     moved = lambda: listing.cursor != before  # noqa: E731
-    await wait_until(lambda: (moved() or not listing.count) and settled(), timeout=5, what=f"key {key}")
+    await wait_until(lambda: (moved() or not listing.count) and settled(), what=f"key {key}")
     for y in range(listing.scrollable_content_region.height):
         listing.render_line(y)
     return time.perf_counter() - start

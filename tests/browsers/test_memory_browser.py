@@ -201,7 +201,8 @@ async def test_recall_marks_show_changed_and_gone_records(memory_root: Path) -> 
 
 @pytest.mark.slow
 async def test_ten_thousand_records_stay_responsive(tmp_path: Path) -> None:
-    """10,000 records: a navigation key is handled and the visible rows re-rendered in well under 50 ms."""
+    """10,000 records: every navigation key moves the cursor, re-renders the visible rows and the
+    detail follows (how fast is tests/benchmarks/bench_browsers.py's navigation row, beside its floor)."""
     root = build_many_records(tmp_path / "many", 10_000)
     app = make_memory_app(root, watch=False)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -215,11 +216,9 @@ async def test_ten_thousand_records_stay_responsive(tmp_path: Path) -> None:
             return row is not None and browser.detail_text().startswith(row.record_id)
 
         keys = ["down"] * 20 + ["pagedown"] * 5 + ["end", "home"]
-        timings = [await key_latency(app, key, detail_follows) for key in keys]
-        print("key latencies (ms):", [round(t * 1000, 1) for t in timings])
+        for key in keys:  # key_latency fails if a key's cursor move or detail never shows
+            await key_latency(app, key, detail_follows)
         assert app.browser.selected_row.record_id == "r09999"  # type: ignore[union-attr]
-        timings.sort()
-        assert timings[len(timings) // 2] < 0.05, timings
 
 
 async def test_keys_are_remappable_and_rows_clickable(memory_root: Path) -> None:

@@ -98,10 +98,10 @@ async def test_a_store_with_nothing_yet_is_an_empty_state_in_its_pane_not_a_toas
     notify = app.notify
     app.notify = lambda message, **kw: (said.append(str(message)), notify(message, **kw))[1]  # type: ignore[method-assign]
     async with app.run_test(size=size) as pilot:
-        await pilot.pause(0.3)
         await pilot.press("6")
         pane = app.screen.query_one(SkillsBrowserPane)
         await wait_until(lambda: pane.browser.empty_note is not None, what="the empty state")
+        await pilot.pause()  # a notification sent with the empty state would be posted by now
         assert "no skills yet" in pane.browser.code_text() and "published" in pane.browser.code_text()
         assert "no skills yet" in str(pane.browser.query_one("#skills-summary").render())
         assert pane.browser.error is None

@@ -106,10 +106,11 @@ async def test_browses_a_postgres_library_like_the_sqlite_file(skills_dsn: str) 
 async def test_follows_another_process_live_without_polling(skills_dsn: str) -> None:
     """Versions, new skills and deprecations by other processes appear; nothing is re-read otherwise."""
     app = make_skills_app(skills_dsn)
-    async with app.run_test(size=(120, 32)):
+    async with app.run_test(size=(120, 32)) as pilot:
         browser = await first_load(app, live=True)
         assert "live" in str(app.query_one("#skills-summary").render())
         revision = browser.revision
+        # An observation window, not synchronisation: a browser that polled would read in it.
         await asyncio.sleep(0.6)
         assert browser.revision == revision  # no change, no read: followed by notification, not polled
         assert (
@@ -131,9 +132,14 @@ async def test_follows_another_process_live_without_polling(skills_dsn: str) -> 
             lambda: any(s["name"] == "release-notes" and not s["active"] for s in browser.skills),
             what="deprecation",
         )
-        before = browser.revision
+        before, seen = browser.revision, browser.changes_seen
         other_process(skills_dsn, "elsewhere", "publish", "unrelated", "x")  # another namespace
-        await asyncio.sleep(0.4)
+        await wait_until(lambda: browser.changes_seen > seen, what="the unrelated change's notification")
+        # A read it started would be among these workers by now; none may run, and none may have run.
+        await wait_until(
+            lambda: all(w.is_finished for w in app.workers if w.group == "skills-load"), what="reads to end"
+        )
+        await pilot.pause()
         assert browser.revision == before
 
 
@@ -147,7 +153,8 @@ async def test_waits_for_the_first_skill_of_an_empty_library(postgres_server: An
         browser = app.browser
         await wait_until(lambda: browser.error is not None, timeout=10, what="the empty message")
         assert browser.error.endswith("holds no skills yet")
-        await asyncio.sleep(0.3)  # listening by now
+        # No wait for the listener: a publish before it listens is found by the read it makes once
+        # listening, a later one by its notification; either way the skill must open.
         other_process(dsn, "fleet", "publish", "first", "# First\n")
         await wait_until(lambda: browser.versions and browser.live, timeout=10, what="the first skill")
         assert browser.error is None and browser.namespace == "fleet"

@@ -35,21 +35,23 @@ async def test_armed_then_changes_then_stop(tmp_path: Path) -> None:
         raise AssertionError("the watch ended without a change")
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(armed.wait(), 5)
+    await asyncio.wait_for(armed.wait(), 60)
     target.write_text("x", encoding="utf-8")
-    changes = await asyncio.wait_for(task, 5)
+    changes = await asyncio.wait_for(task, 60)
     assert any(path == str(target) for _, path in changes)
     assert not stop.is_set()  # leaving one watch does not stop the caller's others
 
+    rearmed = asyncio.Event()
+
     async def until_stopped() -> int:
         count = 0
-        async for _ in watch([tmp_path], memory_filter, stop):
+        async for _ in watch([tmp_path], memory_filter, stop, rearmed.set):
             count += 1
         return count
 
     task2 = asyncio.create_task(until_stopped())
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(rearmed.wait(), 60)  # stopped while it watches, not before it started
     stop.set()
     assert (
-        await asyncio.wait_for(task2, 5) == 0
-    )  # the stop ends the watch (the 5 s is a bound, not a measure)
+        await asyncio.wait_for(task2, 60) == 0
+    )  # the stop ends the watch (the 60 s is a bound, not a measure)

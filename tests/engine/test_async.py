@@ -70,7 +70,7 @@ def test_event_stream_thread_safe_emit_and_fan_out() -> None:
                 iterated.append(event.step_id)
 
         task = asyncio.create_task(iterate())
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # one turn of the loop, not a clock: the task subscribes before RUN_END
         await asyncio.to_thread(lambda: [t.join() for t in threads])
         stream.emit_sync(EngineEvent(EngineEventType.RUN_END, step_id=999))
         stream.close()

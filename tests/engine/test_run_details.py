@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from engine_agents import ScriptAgent, add_decision
+from waits import wait_until
 
 from qitos import AsyncEngine, Decision, Engine, EngineEventType, ToolRegistry, tool
 from qitos.engine.hooks import EngineHook, HookContext
@@ -103,30 +104,38 @@ def test_leaving_a_stream_as_its_run_ends_does_not_cancel_the_next_run() -> None
     """A stream left after its run ended on its own, but before the run's thread returned, asks
     for a cancel nobody observes: it must not cancel the Engine's next run."""
     import threading
-    import time
 
     finished = threading.Event()
+    asked = threading.Event()
 
     async def main() -> AsyncEngine:
         engine = AsyncEngine(ScriptAgent([add_decision()]))
         inner = engine.engine
-        real_run = inner.run
+        real_run, real_cancel = inner.run, inner.request_cancel
+
+        def cancel_and_tell() -> None:
+            real_cancel()
+            asked.set()
 
         def run_then_linger(task: Any, **kwargs: Any) -> Any:
             result = real_run(task, **kwargs)
             finished.set()
-            time.sleep(0.2)  # the run is over; its thread has not returned yet
+            # The run is over; its thread returns only once the stream has been left and has
+            # asked for the cancel nobody will observe (a bound: a failing test still ends).
+            asked.wait(60)
             return result
 
         inner.run = run_then_linger  # type: ignore[method-assign]
+        inner.request_cancel = cancel_and_tell  # type: ignore[method-assign]
         async for _event in engine.arun_stream("t"):
-            while not finished.is_set():
-                await asyncio.sleep(0.01)
+            await wait_until(finished.is_set, what="the run to end on its own")
             break
         inner.run = real_run  # type: ignore[method-assign]
         return engine
 
     engine = asyncio.run(main())
+    assert asked.is_set(), "leaving the stream did not ask for a cancel: the case is not exercised"
+    del engine.engine.request_cancel  # the class's own again
     assert not engine.engine._cancel.is_set()
     assert engine.run("t").step_count == 10
 

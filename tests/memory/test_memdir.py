@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from waits import block_until
 
 from qitos.core.memory import MemoryRecord, MemoryResourceError
 from qitos.kit.memory import memdir_memory as memdir_module
@@ -186,11 +187,14 @@ def test_cached_parse_is_invalidated_by_an_edit(
 
     monkeypatch.setattr(memdir_module, "RACY_MARGIN_NS", 30_000_000)
     memdir.append(MemoryRecord("user", "aaaa", 0, record_id="c"))
-    time.sleep(0.05)
-    assert memdir.retrieve()[0].content == "aaaa"
     key = str(memdir.records_dir / record_filename("c"))
+    # The file's age is the behaviour: a parse is cached only once the file is older than the margin.
+    block_until(
+        lambda: os.stat(key).st_ctime_ns + memdir_module.RACY_MARGIN_NS < time.time_ns(),
+        what="the record to be older than the racy margin",
+    )
+    assert memdir.retrieve()[0].content == "aaaa"
     assert key in memdir._cache  # the parse is now cached
-    time.sleep(0.05)
     assert memdir.retrieve()[0].content == "aaaa"  # served from the cache
     path = Path(key)
     fd = os.open(path, os.O_WRONLY)

@@ -7,11 +7,13 @@ import os
 import random
 import sqlite3
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 import pytest
 from skill_backends import make_backend, open_library
+from waits import wait_for_ready
 
 from qitos.kit.tool.library.base import ToolArtifact
 from qitos.kit.tool.library.errors import ToolLibraryError
@@ -19,6 +21,7 @@ from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 
 WRITERS = 8
 ROUNDS = 50
+READY_AFTER = 3  # versions committed before a publisher that is to be killed says "ready"
 
 
 def _publisher(kind: str, target: str, worker: int, barrier: Any, results: multiprocessing.Queue) -> None:
@@ -85,27 +88,40 @@ def test_exactly_one_publisher_wins_each_round(
             )
 
 
-def _hammer(db: str, seed: int) -> None:
-    """Publish new versions forever (until killed)."""
+def _hammer(db: str, seed: int, ready: Connection) -> None:
+    """Publish new versions forever (until killed); say "ready" once the first ones are committed."""
     rng = random.Random(seed)
     with SqliteToolLibrary(db, namespace="k") as lib:
+        published = 0
         while True:
             lib.add_or_update(ToolArtifact(f"s{rng.randrange(3)}", "desc", "x" * rng.randrange(1, 50_000)))
+            published += 1
+            if published == READY_AFTER:
+                ready.send("ready")
 
 
 @pytest.mark.slow
 def test_sigkill_during_publish_leaves_a_consistent_database(tmp_path: Path) -> None:
-    """A publisher killed at random instants never leaves a gap, a torn row or a corrupt file."""
+    """A publisher killed at random instants never leaves a gap, a torn row or a corrupt file.
+
+    Each publisher says "ready" once its first versions are committed, and only then is its kill
+    scheduled: a kill before any write would prove nothing."""
     db = str(tmp_path / "skills.db")
     SqliteToolLibrary(db, namespace="k").close()
     ctx = multiprocessing.get_context("fork")
     rng = random.Random(7)
     for trial in range(15):
-        proc = ctx.Process(target=_hammer, args=(db, trial), daemon=True)
+        reader, writer_end = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_hammer, args=(db, trial, writer_end), daemon=True)
         proc.start()
-        time.sleep(rng.uniform(0.01, 0.08))
+        writer_end.close()  # the child's copy stays open: EOF here means the child died
+        wait_for_ready(reader, what=f"trial {trial}: the publisher")
+        # The sleep is the behaviour under test, not synchronisation: it picks the random instant
+        # of the kill among the publishes that follow "ready".
+        time.sleep(rng.uniform(0.0, 0.06))
         os.kill(proc.pid, 9)
         proc.join(5)
+        assert proc.exitcode == -9, f"trial {trial}: the publisher was not killed (exit {proc.exitcode})"
         conn = sqlite3.connect(db)
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         conn.close()

@@ -247,7 +247,9 @@ def test_killed_at_random_instants_always_leaves_a_readable_trace(tmp_path: Path
             [sys.executable, "-c", script, str(folder)], stdout=subprocess.PIPE, text=True
         )
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        time.sleep(delay)
+        time.sleep(
+            delay
+        )  # the behaviour under test, not synchronisation: how far past "ready" the kill lands
         proc.kill()
         proc.wait(10)
         reader = TraceReader(folder / "victim")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
+from waits import wait_until
 
 from tui.app import make_app
+from tui.pacing import FoldPacer
 from tui.screens.feeding import FIRST_PAINT_EVENTS
 from tui.screens.run import RunScreen
 from tui.synthetic import synthetic_events, write_trace
@@ -21,14 +24,6 @@ def big_run(tmp_path: Path) -> Path:
     return run_dir
 
 
-@pytest.fixture
-def bigger_run(tmp_path: Path) -> Path:
-    """~15,000 steps: a fold that takes long enough (even read as records) for keys to come in it."""
-    run_dir = tmp_path / "bigger_run"
-    write_trace(run_dir, synthetic_events(15000, run_id="bigger_run", pause_at=None))
-    return run_dir
-
-
 async def test_keys_during_the_fold_move_the_selection_and_the_fold_completes(big_run: Path) -> None:
     app = make_app(replay=big_run)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -40,11 +35,12 @@ async def test_keys_during_the_fold_move_the_selection_and_the_fold_completes(bi
             await pilot.press("right")
         assert screen.selected == 25
         await app.workers.wait_for_complete()
-        for _ in range(200):
-            if screen.store.event_count == len(screen.reader) and not screen.query_one(RunHeader).progress:
-                break
-            await pilot.pause(0.02)
-        assert screen.store.event_count == len(screen.reader)
+        await wait_until(
+            lambda: (
+                screen.store.event_count == len(screen.reader) and not screen.query_one(RunHeader).progress
+            ),
+            what="the fold to finish and its progress to clear",
+        )
         assert len(screen.store.steps) == 1000
         assert screen.feed.pending == 0
         assert screen.selected == 25  # the fold never moved the selection of a finished run
@@ -52,26 +48,75 @@ async def test_keys_during_the_fold_move_the_selection_and_the_fold_completes(bi
         assert "step 25 (0–999)" in header and "folding" not in header
 
 
-async def test_the_fold_rests_while_keys_keep_coming_and_goes_on_when_they_pause(
-    bigger_run: Path,
-) -> None:
-    app = make_app(replay=bigger_run)
+class HeldClock:
+    """The pacer's wall clock, moved only by the test; a sleep on it waits until the test has
+    moved it far enough (or is released), so "keys keep coming" lasts exactly as long as the test says."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.resting = 0  # threads sleeping on this clock now
+        self._moved = threading.Condition()
+        self._released = False
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock on and wake the sleepers whose time has come."""
+        with self._moved:
+            self.now += seconds
+            self._moved.notify_all()
+
+    def sleep(self, seconds: float) -> None:
+        """Return once the clock has moved ``seconds`` on (never on its own: the test moves it)."""
+        until = self.now + seconds
+        with self._moved:
+            self.resting += 1
+            try:
+                # The timeout only bounds a failed test's shutdown; a passing test always moves it.
+                self._moved.wait_for(lambda: self._released or self.now >= until, timeout=60)
+            finally:
+                self.resting -= 1
+
+    def release(self) -> None:
+        """Let every sleeper go (the test is over)."""
+        with self._moved:
+            self._released = True
+            self._moved.notify_all()
+
+
+async def test_the_fold_rests_while_keys_keep_coming_and_goes_on_when_they_pause(big_run: Path) -> None:
+    """Driven by a clock of the test's own, so that a busy machine cannot make keys look paused."""
+    clock = HeldClock()
+    app = make_app(replay=big_run)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen
         assert isinstance(screen, RunScreen)
-        screen.pacer.fold_quiet = 1.0  # a wide margin for a busy machine
-        for _ in range(200):  # wait until the background fold is under way
-            if screen.reader is not None and 0 < screen.store.event_count < len(screen.reader):
-                break
-            await pilot.pause(0.01)
-        await pilot.press("right")
-        folded = screen.store.event_count
-        for _ in range(3):
-            await pilot.pause(0.15)
-            await pilot.press("right")  # keys keep coming: nothing more is folded meanwhile
-        assert screen.store.event_count == folded < len(screen.reader)
-        for _ in range(300):  # keys paused: the fold goes on and finishes
-            if screen.store.event_count == len(screen.reader):
-                break
-            await pilot.pause(0.02)
-        assert screen.store.event_count == len(screen.reader) and screen.selected == 4
+        screen.feeder.pacer = pacer = FoldPacer(clock=clock, sleep=clock.sleep)
+        try:
+            await pilot.press("right")  # a key before the fold is under way: it must wait for keys to pause
+            await wait_until(
+                lambda: screen.reader is not None and clock.resting == 1,
+                what="the background fold to start and rest for the key",
+            )
+            folded = screen.store.event_count
+            assert folded <= FIRST_PAINT_EVENTS < len(screen.reader)
+            # Keys keep coming, each sooner than the quiet the fold waits for: the fold's worker
+            # wakes once the first key's quiet is over and hands the fold a block...
+            for _ in range(3):
+                clock.advance(pacer.fold_quiet * 0.6)
+                await pilot.press("right")
+            handed_over = lambda: screen.feed.pending > 0 or screen.store.event_count > folded  # noqa: E731
+            await wait_until(
+                lambda: handed_over() and clock.resting == 1,
+                what="the worker to hand over a block and rest again",
+            )
+            await pilot.pause()  # ...which the UI, idle now, has had every chance to fold
+            assert screen.store.event_count == folded, "the fold went on while keys kept coming"
+            clock.advance(max(pacer.fold_quiet, pacer.key_quiet))  # keys paused: the fold goes on
+            await wait_until(
+                lambda: screen.store.event_count == len(screen.reader), what="the fold to finish"
+            )
+            assert screen.selected == 4
+        finally:
+            clock.release()

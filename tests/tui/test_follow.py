@@ -41,7 +41,7 @@ print("ready", flush=True)
 sys.stdin.readline()
 for event in events[len(head):]:
     writer.write_event(event)
-    time.sleep(float(delay))
+    time.sleep(float(delay))  # the writer paces itself (the behaviour followed), not synchronisation
 if final == "kill":
     print("writing", flush=True)
     time.sleep(60)  # killed by the test: the lock goes, the manifest still says running
@@ -149,9 +149,19 @@ async def test_finished_run_without_the_flag_is_not_followed(synthetic_run: Path
     async with app.run_test(size=(120, 30)) as pilot:
         screen = app.screen
         assert isinstance(screen, RunScreen)
-        await _wait_for(pilot, lambda: screen.reader is not None, "the trace to be indexed")
         await pilot.app.workers.wait_for_complete()
-        await pilot.pause(0.2)  # a follow, had one started, would have ended by now (see the test above)
+        await _wait_for(
+            pilot,
+            lambda: (
+                screen.reader is not None
+                and screen.store.event_count == len(screen.reader)
+                and not screen.fold_progress
+            ),
+            "the trace to be indexed and folded",
+        )
+        # Whether to follow is decided right there, in one go: a follow, had it started, would have
+        # set `following` already (and `follow_result` once it ended, see the test above).
+        await pilot.pause()
         assert not screen.following and screen.follow_result is None
         assert not [w for w in screen.workers if w.group == "follow"]
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+from waits import wait_until
+
 from tui.app import make_app
 from tui.gc_tuning import FRAME_THRESHOLDS, FrameFriendlyGC
 
@@ -59,19 +61,15 @@ async def test_the_app_owns_the_tuning_and_a_closed_run_screen_gives_its_objects
         await pilot.pause()
         assert app.gc_tuning is not None and gc.get_threshold() == FRAME_THRESHOLDS
         app.open_run(synthetic_run, from_list=True)
-        for _ in range(100):
-            if isinstance(app.screen, RunScreen) and app.screen.reader is not None:
-                break
-            await pilot.pause(0.02)
+        await wait_until(
+            lambda: isinstance(app.screen, RunScreen) and app.screen.reader is not None,
+            what="the run screen to open its trace",
+        )
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert gc.get_freeze_count() > 0  # the fold's summaries were spared by the app's tuning
         await pilot.press("escape")  # back to the run list: the run screen goes
-        for _ in range(100):
-            if not isinstance(app.screen, RunScreen):
-                break
-            await pilot.pause(0.02)
-        assert not isinstance(app.screen, RunScreen)
+        await wait_until(lambda: not isinstance(app.screen, RunScreen), what="the run screen to go")
         assert gc.get_freeze_count() == 0
         assert gc.get_threshold() == FRAME_THRESHOLDS  # still tuned: the app runs on
     assert gc.get_threshold() == before

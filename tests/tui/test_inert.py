@@ -183,7 +183,13 @@ async def test_replay_of_a_hostile_run_wide_with_disk_browsers(
     )
     async with app.run_test(size=(200, 50)) as pilot:
         await shown_whole(pilot)
-        await pilot.pause(0.3)  # the browsers read their stores in the background
+        # The browsers read their stores in the background: wait until each has read once.
+        from tui.browsers.memory_browser import MemoryBrowser
+        from tui.browsers.skills_browser import SkillsBrowser
+
+        memory, skills = app.screen.query_one(MemoryBrowser), app.screen.query_one(SkillsBrowser)
+        await wait_until(lambda: memory.loads >= 1 and skills.revision >= 1, what="both browsers' first read")
+        await pilot.pause()
         text = await _every_step(pilot, "wide")
         assert "model ␛]52;c;aGVsbG8=␇ [@click=app.quit]m[/]" in text  # the header's model, literally
         assert "<U+202E>" in text

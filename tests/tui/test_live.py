@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -157,7 +157,7 @@ async def test_quitting_a_paused_run_finalises_it_as_stopped(
 
 
 async def test_replay_of_a_paused_run_never_offers_to_resume(
-    demo_live: Callable[..., LiveRun], tmp_path: Path
+    demo_live: Callable[..., LiveRun], tmp_path: Path, shown_whole: Callable[..., Awaitable[None]]
 ) -> None:
     """Replaying a run paused by another process shows the pause, never the keys to go on (r, s)."""
     live = demo_live()
@@ -168,7 +168,7 @@ async def test_replay_of_a_paused_run_never_offers_to_resume(
         replay = make_app(replay=tmp_path / "runs" / "demo_run")
         async with replay.run_test(size=(100, 30)) as rpilot:
             await screenshots.settle(rpilot)
-            await rpilot.pause(0.2)
+            await shown_whole(rpilot)  # the replay's trace folded and on screen, status bar included
             screen = replay.screen
             assert isinstance(screen, RunScreen) and screen.store.display_status == "paused"
             bar = screen.query_one(StatusBar).content().plain

@@ -46,13 +46,29 @@ def test_the_worker_waits_for_the_frame_then_sleeps_until_keys_pause() -> None:
     pacer = _pacer(clocks)
     pacer.key_pressed()
     clocks.now += 0.03
-    # The frame is drawn on another thread while the worker waits for it.
-    threading.Timer(0.01, pacer.key_answered).start()
-    pacer.wait_for_keys()
+    # The frame is drawn on the UI thread while the fold's worker thread waits for it: whichever
+    # comes first, the worker goes on once it is drawn and sleeps out the rest of the quiet.
+    worker = threading.Thread(target=pacer.wait_for_keys)
+    worker.start()
+    pacer.key_answered()
+    worker.join(60)
+    assert not worker.is_alive(), "the worker still waits although the frame is drawn"
     assert clocks.slept == [pytest.approx(pacer.fold_quiet - 0.03)]
     assert not pacer.keys_coming()
     pacer.wait_for_keys()  # keys have paused: no sleep
     assert len(clocks.slept) == 1
+
+
+def test_a_frame_that_never_comes_holds_the_worker_only_so_long() -> None:
+    """The wait for a key's frame is bounded (a key held down slows the fold, never stops it)."""
+    clocks = Clocks()
+    pacer = _pacer(clocks)
+    pacer.key_pressed()
+    worker = threading.Thread(target=pacer.wait_for_keys, daemon=True)  # the frame is never answered
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "the worker waits for a frame that never comes"
+    assert clocks.slept == [pytest.approx(pacer.fold_quiet)]  # then it sleeps out the quiet
 
 
 def test_flushes_are_spaced_by_their_cost_within_bounds() -> None:

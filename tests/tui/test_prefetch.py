@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Hashable
 from pathlib import Path
 
 import pytest
+from waits import wait_until
 
 from tui.app import make_app
 from tui.panes.base import Block, Pane
@@ -14,7 +15,7 @@ from tui.panes.context import ContextPane
 from tui.panes.exchanges import ExchangesPane
 from tui.prefetch import Prefetcher
 from tui.screens import run as run_module
-from tui.screens.run import PREFETCH_AFTER_SECONDS, RunScreen
+from tui.screens.run import RunScreen
 
 ShownWhole = Callable[..., Awaitable[None]]  # the conftest fixture
 
@@ -175,8 +176,14 @@ async def test_the_least_recently_used_blocks_go_first(
 
 
 # ------------------------------------------------------------------------------ the run screen
-async def _quiet(pilot, seconds: float = PREFETCH_AFTER_SECONDS * 5) -> None:  # type: ignore[no-untyped-def]
-    await asyncio.sleep(seconds)
+async def _quiet(pilot) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the render-ahead the screen scheduled by itself has run: its timer has fired and
+    its work is done (the screen keeps both private; this file tests that machinery itself)."""
+    screen = pilot.app.screen
+    await wait_until(
+        lambda: screen._prefetch_timer is None and not screen._prefetch.busy,
+        what="the screen's render-ahead to run",
+    )
     await pilot.pause()
 
 

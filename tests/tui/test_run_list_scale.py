@@ -304,11 +304,11 @@ def test_filter_sort_mark_and_compare_in_a_real_terminal(tmp_path: Path) -> None
     """In tmux: the list of two diverging runs, sorted, filtered, then both marked and compared."""
     import shutil
     import sys
-    import time
 
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
     from test_e2e_tmux import Terminal
+    from waits import block_until
 
     folder = tmp_path / "runs"
     a, b = diverging_runs(folder)
@@ -316,17 +316,16 @@ def test_filter_sort_mark_and_compare_in_a_real_terminal(tmp_path: Path) -> None
     _manifest(b, updated_at="2026-11-01T11:00:00+00:00", summary=_task_summary("greet_fix", 75.0, 2))
     term = Terminal([sys.executable, "-m", "tui.cli", "replay", str(folder)], tmp_path, size=(120, 30))
     try:
-        screen = term.wait_for("2 runs in")
-        assert "greet_fix" in screen and "1m15s" in screen  # task and duration columns
+        term.wait_for("2 runs in")
+        screen = term.wait_for("1m15s")  # the rows come after the title: wait for them, not just it
+        assert "greet_fix" in screen  # task and duration columns
         term.keys("s")  # by run, A first
         screen = term.wait_for("by run ▲")
         assert screen.index("run_a ") < screen.index("run_b ")
         term.keys("/", "run_b")
         term.wait_for("1 of 2 runs")
         term.keys("Escape")  # apart from the next key: a terminal sends Esc then c at once as alt+c
-        deadline = time.monotonic() + 20
-        while "matching" in term.screen() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        block_until(lambda: "matching" not in term.screen(), what="the filter line to close")
         term.keys("c")
         term.wait_for("mark exactly two runs")
         term.keys("m", "Down", "Space")

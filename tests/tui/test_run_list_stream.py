@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import time
+import threading
 from pathlib import Path
 
 import pytest
+from waits import wait_until
 
 from qitos.trace.runs import scan_runs
 from tui import run_folder
@@ -74,20 +74,33 @@ async def test_first_rows_show_while_manifests_are_read(
     monkeypatch.setattr(run_folder, "FIRST_BATCH", 10)
     monkeypatch.setattr(run_folder, "BATCH_SECONDS", 0.0)  # then a batch per folder
     real_summarize = run_folder.summary_from_manifest
+    first_batch_read = 0
+    rest = threading.Event()
 
-    def slow_summarize(path: Path, manifest, problem):  # type: ignore[no-untyped-def]  # 2 ms later
-        time.sleep(0.002)
+    def held_summarize(path: Path, manifest, problem):  # type: ignore[no-untyped-def]
+        # The listing's worker reads the first batch, then waits until the test has looked at the
+        # table: "before the last manifest is read" holds however slow or quick the machine is.
+        nonlocal first_batch_read
+        if first_batch_read < 10:
+            first_batch_read += 1
+        else:
+            rest.wait(60)
         return real_summarize(path, manifest, problem)
 
-    # Bare manifests read in microseconds; a listing as slow as real ones keeps the test honest.
-    monkeypatch.setattr(run_folder, "summary_from_manifest", slow_summarize)
+    monkeypatch.setattr(run_folder, "summary_from_manifest", held_summarize)
     app = make_app(replay=tmp_path / "runs")
     async with app.run_test(size=(100, 24)) as pilot:
-        while not isinstance(app.screen, RunListScreen) or not app.screen.runs:
-            await asyncio.sleep(0.002)  # not pilot.pause: waiting for idle would wait out the listing
-        screen = app.screen
-        assert screen.load_progress is not None and screen.runs[0].run_id == "run-0399"
-        assert "reading" in str(screen.query_one("#run-list-title").render())
+        try:
+            # Not pilot.pause: waiting for idle would wait on the held listing.
+            await wait_until(
+                lambda: isinstance(app.screen, RunListScreen) and app.screen.runs, what="the first rows"
+            )
+            screen = app.screen
+            assert screen.load_progress is not None and screen.runs[0].run_id == "run-0399"
+            assert len(screen.runs) <= 10  # what was read before the hold: the rest is still to come
+            assert "reading" in str(screen.query_one("#run-list-title").render())
+        finally:
+            rest.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.load_progress is None and len(screen.runs) == 400

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,24 @@ from tui import screenshots
 from tui.app import make_app
 
 SIZES = [(80, 24), (160, 48)]
+
+
+def release_once_stopped(app, gate: threading.Event, timeout: float = 120.0) -> None:  # type: ignore[no-untyped-def]
+    """Open ``gate`` once ``app`` has stopped running, i.e. once its screenshot is taken.
+
+    The held run's thread must be let go before the event loop closes (asyncio waits for it), but
+    not before the screenshot: a fixed delay lost that race on a loaded machine, so the run went
+    on and the frame changed. This polls the real condition instead."""
+
+    assert app.is_running, "the app is not running yet: the gate would open before the screenshot"
+
+    def watch() -> None:
+        deadline = time.monotonic() + timeout
+        while app.is_running and time.monotonic() < deadline:
+            time.sleep(0.01)  # polling the condition, not hoping a delay is long enough
+        gate.set()
+
+    threading.Thread(target=watch, name="release-held-model", daemon=True).start()
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
@@ -43,11 +62,11 @@ def test_live_demo_running(snap_compare, demo_live, size: tuple[int, int]) -> No
     model = live.agent.llm
 
     async def held(pilot) -> None:  # type: ignore[no-untyped-def]
+        # Held, and every event the run emitted before that folded and shown (a flush folds and
+        # shows in one go): what is left is drawing, which snap_compare waits for itself.
         await screenshots.wait_held(pilot, model)
-        await pilot.pause(0.2)  # let the refresh tick fold what the tap delivered
         await pilot.wait_for_scheduled_animations()
-        # The screenshot is taken right after this returns; then the run may go on and the app exit.
-        threading.Timer(1.5, model.gate.set).start()
+        release_once_stopped(pilot.app, model.gate)
 
     app = make_app(live=live)
     try:

@@ -168,6 +168,8 @@ class PostgresSkillsBrowser(SkillsBrowser):
         self.dsn = dsn
         #: The listening connection broke: reconnect before the next read.
         self._link_lost = False
+        #: Change notifications received so far, for this namespace or not.
+        self.changes_seen = 0
 
     def on_mount(self, event: events.Mount) -> None:
         event.prevent_default()  # not the file-based mount of the base class
@@ -251,6 +253,9 @@ class PostgresSkillsBrowser(SkillsBrowser):
                         self._armed()
                     elif change.get("namespace") == self.namespace and change.get("schema") in (None, schema):
                         self._load(self._selected_name, time.perf_counter())
+                    # Counted after any read it started: the only way a test can see that a change
+                    # arrived and was ignored (a change elsewhere must cost no read).
+                    self.changes_seen += 1
         except LiveUpdatesError as exc:
             # The reading connection went the same way, most likely: the next read reconnects.
             self._link_lost = True
