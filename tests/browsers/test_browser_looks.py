@@ -13,6 +13,7 @@ from svg_text import runs_starting_with_a_space, screen_lines
 from textual.color import Color
 
 from tui.browsers import make_memory_app, make_skills_app
+from tui.browsers.skills_render import SkillList
 from tui.widgets.tones import TONES
 
 SIZES = [(80, 24), (160, 48)]
@@ -192,3 +193,19 @@ async def test_no_color_leaves_the_browsers_only_greys(
         await pilot.press("down")
         await pilot.pause()
         assert _greys_only(memory.export_screenshot()) == set()
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", LIGHT])
+async def test_the_cursor_row_is_drawn_in_the_cursors_colour(skills_db: Path, theme: str) -> None:
+    """Under the cursor a row's tones give way to the cursor's colour ("active" in the good tone
+    was unreadable on the accent); the marks before it keep theirs."""
+    app = make_skills_app(skills_db, watch=False)
+    async with app.run_test(size=(120, 32)) as pilot:
+        app.theme = theme
+        await skills_ready(pilot)
+        listing = app.query_one(SkillList)
+        strip = listing.render_row(listing.cursor, listing.size.width)
+        under = strip.crop(SkillList.MARK_CELLS, listing.size.width)
+        colours = {seg.style.color for seg in under if seg.text.strip() and seg.style is not None}
+        cursor = listing.get_component_rich_style("virtual-list--cursor")
+        assert "active" in strip.text and colours == {(listing.rich_style + cursor).color}

@@ -32,7 +32,7 @@ MARKS = {
 class RecordList(VirtualList):
     """The record rows of a MemoryBrowser: mark, role, step, created, size, first line."""
 
-    MARK_CELLS = 2
+    MARK_CELLS = 3  # the recall mark, G and the space after them: the cursor starts at the role
 
     def __init__(self, browser: MemoryBrowser, *, id: str | None = None) -> None:
         super().__init__(id=id)

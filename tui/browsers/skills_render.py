@@ -52,7 +52,7 @@ class SkillList(VirtualList):
 class VersionList(VirtualList):
     """One row per version of the selected skill, newest first; ★ published in the run, ◆ diff base."""
 
-    MARK_CELLS = 2
+    MARK_CELLS = 3  # ★, ◆ and the space after them: the cursor starts at the version
 
     def __init__(self, browser: SkillsBrowser, *, id: str | None = None) -> None:
         super().__init__(id=id)
