@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from tui.text import inert
+from tui.widgets.tones import BOLD, ITALIC, PLAIN
 
 if TYPE_CHECKING:
     from qitos.core.agent_module import AgentModule
     from qitos.engine.engine import Engine
+    from tui.structured import Tone
 
 CONTENT_KEYS = ("content", "text", "new_content", "data")
 MAX_DIFF_BYTES = 1_000_000  # a bigger file is not read into a dialog
@@ -83,27 +85,30 @@ def write_diff(path: str, content: str, roots: Iterable[Path]) -> str | None:
     return "".join(lines) or "(no change: the file already holds this content)\n"
 
 
-def pending_text(actions: list[dict[str, Any]], roots: Iterable[Path] = ()) -> Text:
-    """Every pending action in full, as inert text."""
+def pending_text(actions: list[dict[str, Any]], roots: Iterable[Path] = (), tone: Tone | None = None) -> Text:
+    """Every pending action in full, as inert text, a diff coloured with ``tone`` (a widget's
+    tones; None: no colour, for text read outside a widget)."""
     roots = list(roots)
+    added = tone("good") if tone is not None else PLAIN
+    removed = tone("bad") if tone is not None else PLAIN
     out = Text()
     for number, action in enumerate(actions):
         name = action.get("name") if isinstance(action, dict) else None
         args = action.get("args") if isinstance(action, dict) else action
-        out.append_text(inert(f"#{number} {name}\n", "bold"))
+        out.append_text(inert(f"#{number} {name}\n", BOLD))
         write = file_write(args)
         diff = write_diff(write[0], write[1], roots) if write is not None else None
         for key, value in args.items() if isinstance(args, dict) else [("(args)", args)]:
             if diff is not None and write is not None and value is write[1] and key != "path":
-                out.append_text(inert(f"  {key}: diff against the workspace file\n", "italic"))
+                out.append_text(inert(f"  {key}: diff against the workspace file\n", ITALIC))
                 for line in diff.splitlines(keepends=True):
-                    style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
+                    style = added if line.startswith("+") else removed if line.startswith("-") else PLAIN
                     out.append_text(inert("    " + line, style))
                 if not diff.endswith("\n"):
                     out.append("\n")
             elif isinstance(value, str) and ("\n" in value or len(value) > 60):
                 # Shown as the text it is, not as escaped JSON.
-                out.append_text(inert(f"  {key}:\n", "italic"))
+                out.append_text(inert(f"  {key}:\n", ITALIC))
                 for line in value.splitlines(keepends=True) or [""]:
                     out.append_text(inert("    " + line))
                 if not value.endswith("\n"):

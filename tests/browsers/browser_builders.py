@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +143,29 @@ def build_skills_db(path: Path, *, namespace: str = "demo") -> Path:
             library.add_or_update(artifact)
         library.deprecate("old-lint")
     return path
+
+
+async def memory_ready(pilot: Any) -> None:
+    """Wait for a memory browser app's whole first load to be shown."""
+    await wait_until(lambda: pilot.app.browser.loads >= 1, what="the whole first load")
+    await pilot.pause()
+
+
+def memory_recalled(step: int, recall: dict[str, Any]) -> Callable[[Any], Awaitable[None]]:
+    """A run_before: the first load shown, then ``recall`` (a memory_recall payload) at ``step``."""
+
+    async def recalled(pilot: Any) -> None:
+        await memory_ready(pilot)
+        pilot.app.browser.show_recall(step, [recall])
+        await pilot.pause()
+
+    return recalled
+
+
+async def skills_ready(pilot: Any) -> None:
+    """Wait for a skills browser app's first load, with the selected skill's versions."""
+    await wait_until(lambda: pilot.app.browser.revision >= 1 and pilot.app.browser.versions, what="the load")
+    await pilot.pause()
 
 
 def run_writer(*args: str | Path) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_builders import wait_until
+from browser_builders import memory_ready, memory_recalled, skills_ready
 
 from tui.browsers import make_memory_app, make_skills_app
 
@@ -24,37 +24,21 @@ RECALL = {
 }
 
 
-async def _memory_ready(pilot) -> None:  # type: ignore[no-untyped-def]
-    await wait_until(lambda: pilot.app.browser.loads >= 1, what="the whole first load")
-    await pilot.pause()
-
-
-async def _memory_recalled(pilot) -> None:  # type: ignore[no-untyped-def]
-    await _memory_ready(pilot)
-    pilot.app.browser.show_recall(4, [RECALL])
-    await pilot.pause()
-
-
-async def _skills_ready(pilot) -> None:  # type: ignore[no-untyped-def]
-    await wait_until(lambda: pilot.app.browser.revision >= 1 and pilot.app.browser.versions, what="the load")
-    await pilot.pause()
-
-
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x32"])
 def test_memory_browser(snap_compare, memory_root: Path, global_root: Path, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
     """Records newest first, global ones marked, rejected files with reasons; a changed recall side by side."""
     app = make_memory_app(memory_root, global_dir=global_root, watch=False)
-    assert snap_compare(app, press=["down"], terminal_size=size, run_before=_memory_recalled)
+    assert snap_compare(app, press=["down"], terminal_size=size, run_before=memory_recalled(4, RECALL))
 
 
 def test_memory_delete_dialog(snap_compare, memory_root: Path) -> None:  # type: ignore[no-untyped-def]
     """d on a record: the confirmation names it."""
     app = make_memory_app(memory_root, watch=False)
-    assert snap_compare(app, press=["down", "d"], terminal_size=(100, 30), run_before=_memory_ready)
+    assert snap_compare(app, press=["down", "d"], terminal_size=(100, 30), run_before=memory_ready)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x32"])
 def test_skills_diff(snap_compare, skills_db: Path, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
     """The versions of fix-failing-check with v2 selected and its diff from v1."""
     app = make_skills_app(skills_db, watch=False)
-    assert snap_compare(app, press=["tab", "down", "d"], terminal_size=size, run_before=_skills_ready)
+    assert snap_compare(app, press=["tab", "down", "d"], terminal_size=size, run_before=skills_ready)

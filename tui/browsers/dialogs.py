@@ -14,6 +14,7 @@ from textual.widgets import Button, Label, OptionList, Static
 
 from tui.browsers.memory_model import MemoryRow
 from tui.text import inert
+from tui.widgets.tones import BOLD, DIM, ITALIC
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
@@ -43,17 +44,17 @@ class DeleteRecordDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         row = self.row
         facts = Text()
-        facts.append("record ", style="dim")
+        facts.append("record ", style=DIM)
         # Ids, roles, paths and text come from files on disk someone may have crafted: inert.
-        facts.append_text(inert(row.record_id, "bold"))
-        facts.append_text(inert(f"\nrole {row.role} · step {row.step_id} · {row.size} bytes\n", "dim"))
-        facts.append_text(inert(f"file {row.path}\n", "dim"))
+        facts.append_text(inert(row.record_id, BOLD))
+        facts.append_text(inert(f"\nrole {row.role} · step {row.step_id} · {row.size} bytes\n", DIM))
+        facts.append_text(inert(f"file {row.path}\n", DIM))
         facts.append_text(inert(row.summary or "(empty)"))
         with Vertical():
             yield Label(inert(f"Delete memory record {row.record_id}?"), classes="dialog-title")
             yield Static(facts, id="delete-facts")
             yield Label(
-                Text("Removes the record file and its index line (not secure erasure).", style="italic")
+                Text("Removes the record file and its index line (not secure erasure).", style=ITALIC)
             )
             with Horizontal():
                 yield Button("Delete (y)", id="yes", variant="error")

@@ -39,10 +39,14 @@ from tui.browsers.memory_render import (
 from tui.browsers.memory_table import MemoryTable, Shown
 from tui.browsers.messages import MemoryDeleted, MemoryLoaded, MemoryPatched, WatchStopped
 from tui.browsers.plain import plain_text
+from tui.browsers.summary import summary_line
 from tui.browsers.virtual_list import VirtualList
 from tui.browsers.watch import follow_changes, memory_filter
 from tui.gc_tuning import spare_long_lived
+from tui.structured import Tone
 from tui.text import inert, inert_str
+from tui.widgets.toned_static import TonedStatic, shown_in
+from tui.widgets.tones import DIM, PLAIN
 
 FLASH_SECONDS = 1.5  # how long a changed row stays highlighted
 PACE_SECONDS = 0.004  # the load's pause after each batch (~100 ms of reading): the UI's turn
@@ -55,7 +59,8 @@ class MemoryBrowser(Vertical):
     MemoryBrowser { height: 1fr; }
     MemoryBrowser #memory-filter { margin: 0 1; }
     MemoryBrowser #memory-summary { height: 1; padding: 0 1; background: $panel; }
-    MemoryBrowser #memory-columns { height: 1; padding: 0 0; color: $text-muted; text-style: bold; }
+    /* The indent is padding, not spaces in the text: SVG renderers drop a run's leading spaces. */
+    MemoryBrowser #memory-columns { height: 1; padding: 0 0 0 3; color: $text-muted; text-style: bold; }
     MemoryBrowser #memory-records { height: 1fr; min-height: 3; }
     MemoryBrowser #memory-detail {
         height: 40%; min-height: 4; border-top: solid $border-blurred; padding: 0 1;
@@ -103,8 +108,6 @@ class MemoryBrowser(Vertical):
         #: Recall status by record id for the selected step.
         self.marks: dict[str, RecallMark] = {}
         self.error: str | None = None
-        #: What the detail view shows for the selected row.
-        self.detail: RenderableType = Text("")
         self.last_message = ""
         self.last_change = ""
         #: Applied batches and patches so far (tests and benchmarks wait on it).
@@ -124,11 +127,11 @@ class MemoryBrowser(Vertical):
     # ---- layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: words in id, role, step, text (f)", id="memory-filter", compact=True)
-        yield Static("", id="memory-summary")
+        yield TonedStatic(id="memory-summary")
         yield Static(columns_heading(wide=True), id="memory-columns", markup=False)
         yield RecordList(self, id="memory-records")
         with VerticalScroll(id="memory-detail"):
-            yield Static("", id="memory-detail-body", markup=False)
+            yield TonedStatic(id="memory-detail-body")
 
     def on_mount(self) -> None:
         if self.autofocus:
@@ -421,39 +424,47 @@ class MemoryBrowser(Vertical):
         self.filter_text = event.value
 
     def _update_summary(self) -> None:
-        view = self.view or MemoryTable()
-        text = Text()
+        self.query_one("#memory-summary", TonedStatic).draw(self._summary)
+
+    def _summary(self, tone: Tone) -> Text:
+        """The line over the records: how many, loading, recalls, global, rejected, shown, live."""
         if self.error:
-            text.append_text(inert(self.error, "bold red"))
-        else:
-            text.append(f"{view.local:,} record{'' if view.local == 1 else 's'}", style="bold")
-            if self.load_progress is not None:
-                done, total = self.load_progress
-                text.append(
-                    f" · loading {done:,}/{total:,} files" if total else f" · loading ({done:,} files read)",
-                    style="yellow",
-                )
-            if self.recall_step is not None:  # first: in a run it is what the pane is about
-                text.append(f" · step {self.recall_step}: {recall_counts(self.marks)}")
-            if self.global_dir is not None:
-                text.append(f" · {view.global_} global (read-only)")
-            if view.rejected:
-                text.append(f" · {view.rejected} rejected", style="red")
-            if self.filter_text.strip():
-                text.append(f" · {len(self.rows):,} shown")
-            text.append(" · live" if self.live else "", style="green")
-            if self.last_change:
-                text.append_text(inert(f" · {self.last_change}", "yellow"))
-        self.query_one("#memory-summary", Static).update(text)
+            return summary_line([(self.error, tone("bad"))])
+        view = self.view or MemoryTable()
+        parts = [(f"{view.local:,} record{'' if view.local == 1 else 's'}", PLAIN)]
+        if self.load_progress is not None:
+            done, total = self.load_progress
+            loading = f"loading {done:,}/{total:,} files" if total else f"loading ({done:,} files read)"
+            parts.append((loading, tone("warn")))
+        if self.recall_step is not None:  # first: in a run it is what the pane is about
+            parts.append((f"step {self.recall_step}: {recall_counts(self.marks)}", PLAIN))
+        if self.global_dir is not None:
+            parts.append((f"{view.global_} global (read-only)", PLAIN))
+        if view.rejected:
+            parts.append((f"{view.rejected} rejected", tone("bad")))
+        if self.filter_text.strip():
+            parts.append((f"{len(self.rows):,} shown", PLAIN))
+        if self.live:
+            parts.append(("live", tone("good")))
+        if self.last_change:
+            parts.append((self.last_change, tone("warn")))
+        return summary_line(parts)
 
     def _show_detail(self) -> None:
         row = self.selected_row
-        self.detail = (
-            inert(self.error or "no records", style="dim")
+        mark = self.marks.get(row.record_id) if row is not None else None
+        note = self.error or "no records"
+        step = self.recall_step
+        self.query_one("#memory-detail-body", TonedStatic).draw(
+            (lambda tone: inert(note, style=DIM))
             if row is None
-            else detail(row, self.marks.get(row.record_id), self.recall_step)
+            else (lambda tone: detail(row, mark, step, tone))
         )
-        self.query_one("#memory-detail-body", Static).update(self.detail)
+
+    @property
+    def detail(self) -> RenderableType:
+        """What the detail view shows for the selected row now (in the current theme's tones)."""
+        return shown_in(self, "#memory-detail-body")
 
     def detail_text(self, width: int = 100) -> str:
         """What the detail view shows now, as plain text (for tests and scripts)."""

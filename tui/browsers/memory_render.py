@@ -6,12 +6,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
 from tui.browsers.memory_model import MemoryRow, RecallMark, RecallStatus, RowKind
 from tui.browsers.virtual_list import VirtualList
-from tui.text import inert
+from tui.structured import Tone
+from tui.text import inert, one_line
+from tui.widgets.tones import BOLD, DIM
 
 if TYPE_CHECKING:
     from tui.browsers.memory_browser import MemoryBrowser
@@ -29,7 +32,7 @@ MARKS = {
 class RecordList(VirtualList):
     """The record rows of a MemoryBrowser: mark, role, step, created, size, first line."""
 
-    MARK_CELLS = 2
+    MARK_CELLS = 3  # the recall mark, G and the space after them: the cursor starts at the role
 
     def __init__(self, browser: MemoryBrowser, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -44,17 +47,19 @@ class RecordList(VirtualList):
             text.append(glyph, style=self.tone(tone))
         else:
             text.append(" ")
-        text.append("G" if row.scope == "global" else " ", style="dim")
+        # The space after the marks ends their run: SVG renderers drop a run's leading space
+        # (see tui.browsers.summary), which shifted every row against its heading.
+        text.append("G " if row.scope == "global" else "  ", style=DIM)
         if row.kind is RowKind.REJECTED:
-            text.append_text(inert(f" {'rejected':<9} {row.path}: {row.reason}"))
+            text.append_text(inert(f"{'rejected':<9} {row.path}: {row.reason}"))
             return text
         step = "" if row.step_id is None else str(row.step_id)
         size = "gone" if row.kind is RowKind.GONE else short_size(row.size)
         if width < COMPACT_WIDTH:  # narrow panes: the first line matters more than the date
-            text.append_text(inert(f" {row.role[:9]:<9} {step:>5} {size:>6} "))
+            text.append_text(inert(f"{row.role[:9]:<9} {step:>5} {size:>6} "))
         else:
             created = row.created[:19].replace("T", " ")
-            text.append_text(inert(f" {row.role[:9]:<9} {step:>5} {created:<19} {size:>6} "))
+            text.append_text(inert(f"{row.role[:9]:<9} {step:>5} {created:<19} {size:>6} "))
         text.append_text(inert(row.summary))  # record files are untrusted: shown inert
         return text
 
@@ -65,7 +70,7 @@ class RecordList(VirtualList):
         if row.key in self.browser.flashing():
             return ("flash",)
         if row.kind is RowKind.GONE or row.scope == "global":
-            return ("dim",)
+            return ("dim",)  # the virtual-list--dim component class
         return ()
 
 
@@ -75,16 +80,17 @@ def body(text: str) -> Text:
         return inert(text)
     out = inert(text[:DETAIL_CHARS])
     out.append(
-        f"\n… {len(text) - DETAIL_CHARS:,} more characters not shown (open the file to read them)", "dim"
+        f"\n… {len(text) - DETAIL_CHARS:,} more characters not shown (open the file to read them)", DIM
     )
     return out
 
 
 def columns_heading(wide: bool) -> Text:
-    """The column heading over the record list (matching RecordList.row_text)."""
+    """The column heading over the record list (matching RecordList.row_text after its three
+    mark cells, which the heading's padding stands for)."""
     if wide:
-        return Text("   role       step created               size text")
-    return Text("   role       step   size text")
+        return Text("role       step created               size text")
+    return Text("role       step   size text")
 
 
 def short_size(size: int) -> str:
@@ -96,41 +102,51 @@ def short_size(size: int) -> str:
     return f"{size // (1024 * 1024)}M"
 
 
-def detail(row: MemoryRow, mark: RecallMark | None, step: int | None) -> RenderableType:
-    """The full text of a row with its facts; a recalled record beside its recalled content."""
+def detail(row: MemoryRow, mark: RecallMark | None, step: int | None, tone: Tone) -> RenderableType:
+    """The full text of a row with its facts; a recalled record beside its recalled content.
+
+    Ids and paths are shown whole, each on a line of its own that never wraps: a digest folded
+    over two lines reads as two values."""
     if row.kind is RowKind.REJECTED:
         return Group(
-            inert(f"rejected file {row.path} ({row.scope})", style="bold red"),
+            inert(f"rejected file {row.path} ({row.scope})", style=tone("bad")),
             inert(f"reason: {row.reason}"),
-            Text("Never recalled and never deleted by the browser: fix or remove it by hand.", "dim"),
+            Text("Never recalled and never deleted by the browser: fix or remove it by hand.", DIM),
         )
-    head = Text()
-    head.append_text(inert(row.record_id, "bold"))
+    facts: list[RenderableType] = [whole(row.record_id, BOLD)]
     if row.kind is RowKind.GONE:
-        head.append_text(inert(f"  {row.role} · gone from disk", "red"))
+        facts.append(inert(f"{row.role} · gone from disk", tone("bad")))
     else:
-        head.append_text(
-            inert(f"  {row.role} · step {row.step_id} · {row.created} · {row.size} bytes", "dim")
-        )
-        head.append_text(inert(f"\n{row.path}", "dim"))
+        facts.append(inert(f"{row.role} · step {row.step_id} · {row.created} · {row.size} bytes", DIM))
+        path = whole(row.path, DIM)
         if row.scope == "global":
-            head.append("  global memory: read-only here", style="yellow")
+            path.append("  ", DIM)
+            path.append("global memory: read-only here", tone("warn"))
+        facts.append(path)
     if row.metadata:
-        head.append_text(inert(f"\nmetadata {row.metadata}", "dim"))
+        facts.append(inert(f"metadata {row.metadata}", DIM))
     if mark is None:
-        return Group(head, Text(""), body(row.content))
+        return Group(*facts, Text(""), body(row.content))
     if mark.status is RecallStatus.UNCHANGED:
-        note = Text(f"recalled at step {step}; unchanged on disk since", style="green")
-        return Group(head, note, Text(""), body(row.content))
+        note = Text(f"recalled at step {step}; unchanged on disk since", style=tone("good"))
+        return Group(*facts, note, Text(""), body(row.content))
     if mark.status is RecallStatus.GONE:
-        note = Text(f"recalled at step {step}; deleted from disk since. Recalled content:", style="red")
-        return Group(head, note, Text(""), body(mark.recalled))
+        note = Text(f"recalled at step {step}; deleted from disk since. Recalled content:", style=tone("bad"))
+        return Group(*facts, note, Text(""), body(mark.recalled))
     table = Table(expand=True, box=None, padding=(0, 1), show_edge=False)
-    table.add_column(f"recalled at step {step}", ratio=1, style="yellow")
+    table.add_column(f"recalled at step {step}", ratio=1, style=tone("warn"))
     table.add_column("on disk now", ratio=1)
     table.add_row(body(mark.recalled), body(mark.current or ""))
-    note = Text(f"recalled at step {step}; changed on disk since", style="yellow")
-    return Group(head, note, Text(""), table)
+    note = Text(f"recalled at step {step}; changed on disk since", style=tone("warn"))
+    return Group(*facts, note, Text(""), table)
+
+
+def whole(value: str, style: Style) -> Text:
+    """An id or a path shown whole on one line: never wrapped (a narrower view cuts its end)."""
+    text = one_line(inert(value, style))
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
 
 
 def recall_counts(marks: Mapping[str, RecallMark]) -> str:

@@ -22,7 +22,8 @@ from tui.browsers.run_events import publishes, recalls_at
 from tui.browsers.skills_browser import SkillList, SkillsBrowser
 from tui.panes.base import BoundPane, Pane, PaneFactory
 from tui.store import RunStore, StepSummary
-from tui.text import inert
+from tui.text import inert, short_id
+from tui.widgets.tones import DIM
 
 __all__ = ["MemoryBrowserPane", "SkillsBrowserPane", "memory_pane", "run_panes", "skills_pane"]
 
@@ -65,9 +66,11 @@ class MemoryBrowserPane(Pane):
 
     def _summary(self, step: int | None, payloads: list[dict[str, Any]]) -> RenderableType:
         if step is None:
-            return Text("no events yet", style="dim")
+            return Text("no events yet", style=DIM)
         ids = [i for p in payloads for i in p.get("record_ids") or []]
-        return inert(f"step {step}: {len(ids)} recalled" + (f" ({', '.join(map(str, ids))})" if ids else ""))
+        # Short ids in this one line (3a8504…3869): the browser below shows each record whole.
+        shown = ", ".join(short_id(str(i), self.store.run_id) for i in ids)
+        return inert(f"step {step}: {len(ids)} recalled" + (f" ({shown})" if ids else ""))
 
     def content(self, step: StepSummary) -> RenderableType:
         """A one-line summary of what ``step`` recalled (the browser renders the records)."""

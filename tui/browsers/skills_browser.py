@@ -36,9 +36,13 @@ from tui.browsers.skills_model import (
     resolve_namespace,
 )
 from tui.browsers.skills_render import SkillList, VersionList, count, source_shape, source_view
+from tui.browsers.summary import summary_line
 from tui.browsers.virtual_list import VirtualList
 from tui.browsers.watch import follow_changes, sqlite_filter, watch
+from tui.structured import Tone
 from tui.text import inert, inert_str
+from tui.widgets.toned_static import Draw, TonedStatic, shown_in
+from tui.widgets.tones import DIM, ITALIC, PLAIN
 
 NARROW_WIDTH = 70  # below this many cells the lists and the source are stacked
 
@@ -51,7 +55,11 @@ class SkillsBrowser(Vertical):
     SkillsBrowser #skills-summary { height: 1; padding: 0 1; background: $panel; }
     SkillsBrowser #skills-body { height: 1fr; }
     SkillsBrowser #skills-left { width: 2fr; min-width: 30; max-width: 60; }
-    SkillsBrowser .skills-heading { height: 1; color: $text-muted; text-style: bold; padding: 0 1; }
+    /* The indent is padding, not spaces in the text: SVG renderers drop a run's leading spaces. */
+    SkillsBrowser .skills-heading { height: 1; color: $text-muted; text-style: bold; padding: 0 1 0 2; }
+    SkillsBrowser #skills-versions-heading { padding-left: 3; }
+    SkillsBrowser #skills-code-title { padding-left: 1; }
+    SkillsBrowser #skills-search { margin: 0 1; }
     SkillsBrowser #skills-list { height: 1fr; }
     SkillsBrowser #skills-versions { height: 1fr; }
     SkillsBrowser #skills-right { width: 3fr; border-left: solid $border-blurred; }
@@ -103,8 +111,6 @@ class SkillsBrowser(Vertical):
         self.published: set[tuple[str, int]] = set()
         self.error: str | None = None
         self.empty_note: str | None = None  # nothing to browse yet (no database, or no skill in it)
-        #: What the right side shows now (source, diff or a message).
-        self.code: RenderableType = Text("")
         self.last_message = ""
         #: Applied loads so far (tests and benchmarks wait on it).
         self.revision = 0
@@ -116,18 +122,18 @@ class SkillsBrowser(Vertical):
 
     # ---- layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static("", id="skills-summary")
+        yield TonedStatic(id="skills-summary")
         with Horizontal(id="skills-body"):
             with Vertical(id="skills-left"):
                 yield Input(placeholder="catalog search (f)", id="skills-search", compact=True)
-                yield Static("  skill", classes="skills-heading")
+                yield Static("skill", classes="skills-heading")
                 yield SkillList(self, id="skills-list")
-                yield Static("  versions", classes="skills-heading", id="skills-versions-heading")
+                yield Static("versions", classes="skills-heading", id="skills-versions-heading")
                 yield VersionList(self, id="skills-versions")
             with Vertical(id="skills-right"):
                 yield Static("", classes="skills-heading", id="skills-code-title")
                 with VerticalScroll(id="skills-code"):
-                    yield Static("", id="skills-code-body")
+                    yield TonedStatic(id="skills-code-body")
 
     def on_mount(self, event: Mount) -> None:  # the event: so PostgresSkillsBrowser can override it
         if self.autofocus:
@@ -462,24 +468,29 @@ class SkillsBrowser(Vertical):
     def _update_summary(self) -> None:
         if not self.is_mounted:
             return
-        text = Text()
+        # One line of a fixed height: a new one never needs a layout pass.
+        self.query_one("#skills-summary", TonedStatic).draw(self._summary, layout=False)
+
+    def _summary(self, tone: Tone) -> Text:
+        """The line over the browser: the namespace, how many skills, search hits, published, live."""
         if self.error:
-            text.append_text(inert(self.error, "bold red"))
-        elif self.library is None and self.empty_note:
-            text.append_text(inert(self.empty_note, "dim italic"))
-        else:
-            active = sum(1 for s in self.skills if s["active"])
-            text.append_text(inert(f"namespace {self.namespace}", "bold"))
-            text.append(f" · {count(len(self.skills), 'skill')}, {active} active")
-            if self.search_names is not None:
-                found = len(self.shown)
-                query = self.search_query.strip()
-                text.append_text(inert(f" · {found} {'match' if found == 1 else 'matches'} for {query!r}"))
-            if self.published:
-                text.append(f" · ★ {len(self.published)} published in the run", style="green")
-            if self.live:
-                text.append(" · live", style="green")
-        self.query_one("#skills-summary", Static).update(text, layout=False)  # one line, fixed height
+            return summary_line([(self.error, tone("bad"))])
+        if self.library is None and self.empty_note:
+            return summary_line([(self.empty_note, DIM + ITALIC)])
+        active = sum(1 for s in self.skills if s["active"])
+        parts = [
+            (f"namespace {self.namespace}", PLAIN),
+            (f"{count(len(self.skills), 'skill')}, {active} active", PLAIN),
+        ]
+        if self.search_names is not None:
+            found = len(self.shown)
+            query = self.search_query.strip()
+            parts.append((f"{found} {'match' if found == 1 else 'matches'} for {query!r}", PLAIN))
+        if self.published:
+            parts.append((f"★ {len(self.published)} published in the run", tone("good")))
+        if self.live:
+            parts.append(("live", tone("good")))
+        return summary_line(parts)
 
     def _version_state(self, artifact: ToolArtifact) -> str:
         """Whether this version is the one in use: the library's active flag is the skill's, so
@@ -519,35 +530,41 @@ class SkillsBrowser(Vertical):
         artifact = self.selected_version
         if artifact is None:
             title.update("")
-            body(inert(self.error or self._nothing_selected(), "dim"))
+            note = self.error or self._nothing_selected()
+            body(lambda tone: inert(note, style=DIM))
             return
         if self.mode == "diff":
             base = self._diff_base(artifact)
             if base is None:
-                title.update(inert(f"  diff: {artifact.name} v{artifact.version} has no earlier version"))
-                body(Text("mark another version as the base with m", style="dim"))
+                title.update(inert(f"diff: {artifact.name} v{artifact.version} has no earlier version"))
+                body(lambda tone: Text("mark another version as the base with m", style=DIM))
                 return
-            title.update(inert(f"  diff {artifact.name} v{base.version} → v{artifact.version}"))
-            body(diff_text(base, artifact))
+            title.update(inert(f"diff {artifact.name} v{base.version} → v{artifact.version}"))
+            body(lambda tone: diff_text(base, artifact, tone))
             return
         language = guess_language(artifact)
         # Skill names are data: a str given to update() would be parsed as markup. The title is
         # one line of a fixed height, so a new one never needs a layout pass (most of a key's cost).
         title.update(
-            inert(f"  {artifact.name} v{artifact.version} · {language} · {self._version_state(artifact)}"),
+            inert(f"{artifact.name} v{artifact.version} · {language} · {self._version_state(artifact)}"),
             layout=False,
         )
-        code_body = self.query_one("#skills-code-body", Static)
-        body(source_view(artifact, language), source_shape(artifact, code_body.content_region.width))
+        code_body = self.query_one("#skills-code-body", TonedStatic)
+        shape = source_shape(artifact, code_body.content_region.width)
+        body(lambda tone: source_view(artifact, language, tone), shape)
 
-    def _set_code(self, renderable: RenderableType, shape: tuple[int, int, bool] | None = None) -> None:
-        self.code = renderable
+    def _set_code(self, draw: Draw, shape: tuple[int, int, bool] | None = None) -> None:
         # Lay the body out again only if its size may change: a source of the same shape (as many
         # lines, none wrapped, same width) fills the same box, and Down between such versions was
         # paying a whole-screen layout pass for nothing.
         same_size = shape is not None and shape == self._code_shape
         self._code_shape = shape
-        self.query_one("#skills-code-body", Static).update(renderable, layout=not same_size)
+        self.query_one("#skills-code-body", TonedStatic).draw(draw, layout=not same_size)
+
+    @property
+    def code(self) -> RenderableType:
+        """What the right side shows now (source, diff or a message, in the current theme's tones)."""
+        return shown_in(self, "#skills-code-body")
 
     def code_text(self, width: int = 100) -> str:
         """What the right side shows now, as plain text (for tests and scripts)."""
@@ -589,7 +606,7 @@ class SkillsBrowser(Vertical):
         self.error = message
         self.last_message = message
         self._update_summary()
-        self._set_code(inert(message, style="bold red"))
+        self._set_code(lambda tone: inert(message, style=tone("bad")))
         self.notify(inert_str(message), severity="error", timeout=10, markup=False)
 
     def _empty(self, message: str) -> None:
@@ -597,4 +614,4 @@ class SkillsBrowser(Vertical):
         self.empty_note = message
         self.last_message = message
         self._update_summary()
-        self._set_code(inert(message, style="dim italic"))
+        self._set_code(lambda tone: inert(message, style=DIM + ITALIC))

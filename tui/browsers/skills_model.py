@@ -8,11 +8,13 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from rich.style import Style
 from rich.text import Text
 
 from qitos.kit.tool.library.base import ToolArtifact
 from qitos.kit.tool.library.errors import ToolLibraryError
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
+from tui.structured import Tone
 from tui.text import inert
 
 if TYPE_CHECKING:
@@ -84,8 +86,8 @@ def guess_language(artifact: ToolArtifact) -> str:
     return "markdown"
 
 
-def diff_text(old: ToolArtifact, new: ToolArtifact, *, context: int = 3) -> Text:
-    """A coloured unified diff from ``old`` to ``new`` (their sources)."""
+def diff_text(old: ToolArtifact, new: ToolArtifact, tone: Tone, *, context: int = 3) -> Text:
+    """A unified diff from ``old`` to ``new`` (their sources), coloured with ``tone``."""
     lines = difflib.unified_diff(
         old.source.splitlines(),
         new.source.splitlines(),
@@ -99,18 +101,18 @@ def diff_text(old: ToolArtifact, new: ToolArtifact, *, context: int = 3) -> Text
     for line in lines:
         empty = False
         if line.startswith(("+++", "---")):
-            style = "bold"
+            style = Style(bold=True)
         elif line.startswith("@@"):
-            style = "cyan"
+            style = tone("info")
         elif line.startswith("+"):
-            style = "green"
+            style = tone("good")
         elif line.startswith("-"):
-            style = "red"
+            style = tone("bad")
         else:
-            style = ""
+            style = Style()
         out.append_text(inert(line + "\n", style))  # sources and names are untrusted
     if empty:
-        out.append(f"v{old.version} and v{new.version} have the same source", style="dim")
+        out.append(f"v{old.version} and v{new.version} have the same source", style=Style(dim=True))
     return out
 
 

@@ -11,7 +11,9 @@ from rich.text import Text
 
 from qitos.kit.tool.library.base import ToolArtifact
 from tui.browsers.virtual_list import VirtualList
+from tui.structured import Tone, syntax_theme
 from tui.text import inert, inert_str
+from tui.widgets.tones import DIM
 
 if TYPE_CHECKING:
     from tui.browsers.skills_browser import SkillsBrowser
@@ -29,18 +31,18 @@ class SkillList(VirtualList):
     def row_text(self, index: int, width: int) -> Text:
         skill = self.browser.shown[index]
         name = skill["name"]
+        # Spaces end a run rather than start one (see tui.browsers.summary: SVG renderers drop a
+        # run's leading space, running "active" into "#demo" in the screenshots).
         text = Text()
-        text.append(
-            "★" if any(n == name for n, _ in self.browser.published) else " ", style=self.tone("good")
-        )
-        text.append_text(inert(f" {name} ", "bold"))  # names, tags and descriptions are data
-        text.append_text(inert(f"v{skill['latest_version']} "))
-        text.append(
-            "active" if skill["active"] else "deprecated",
-            style=self.tone("good" if skill["active"] else "bad"),
-        )
+        published = any(n == name for n, _ in self.browser.published)
+        text.append("★ " if published else "  ", style=self.tone("good"))
+        text.append_text(inert(f"{name} "))  # names, tags and descriptions are data
+        text.append_text(inert(f"v{skill['latest_version']} ", DIM))
+        state_tone = self.tone("good" if skill["active"] else "bad")
+        text.append("active " if skill["active"] else "deprecated ", style=state_tone)
         if skill["tags"]:
-            text.append_text(inert(" " + " ".join(f"#{t}" for t in skill["tags"]), "dim"))
+            text.append_text(inert(" ".join(f"#{t}" for t in skill["tags"]), DIM))
+        text.rstrip()
         return text
 
     def row_classes(self, index: int) -> tuple[str, ...]:
@@ -50,7 +52,7 @@ class SkillList(VirtualList):
 class VersionList(VirtualList):
     """One row per version of the selected skill, newest first; ★ published in the run, ◆ diff base."""
 
-    MARK_CELLS = 2
+    MARK_CELLS = 3  # ★, ◆ and the space after them: the cursor starts at the version
 
     def __init__(self, browser: SkillsBrowser, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -61,22 +63,21 @@ class VersionList(VirtualList):
         published = (artifact.name, artifact.version) in self.browser.published
         text = Text()
         text.append("★" if published else " ", style=self.tone("good"))
-        text.append("◆" if artifact.version == self.browser.base_version else " ", style=self.tone("warn"))
-        text.append(f" v{artifact.version:<3} ", style="bold")
-        text.append_text(inert(artifact.updated_at[:19].replace("T", " ") + " ", "dim"))
+        text.append("◆ " if artifact.version == self.browser.base_version else "  ", style=self.tone("warn"))
+        text.append(f"v{artifact.version:<3} ")
+        text.append_text(inert(artifact.updated_at[:19].replace("T", " ") + " ", DIM))
         text.append_text(inert(artifact.description))
         return text
 
 
-def source_view(artifact: ToolArtifact, language: str) -> RenderableType:
-    """A version's source with syntax highlighting and line numbers, wrapped to the pane."""
+def source_view(artifact: ToolArtifact, language: str, tone: Tone) -> RenderableType:
+    """A version's source with line numbers, wrapped to the pane, highlighted in the theme's tones."""
     return Syntax(
         inert_str(artifact.source),  # highlighting keeps a control character a character: neutralise it first
         language,
         line_numbers=True,
         word_wrap=True,
-        background_color="default",
-        theme="ansi_dark",
+        theme=syntax_theme(tone),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -108,7 +109,13 @@ class VirtualList(LineList, Toned, inherit_bindings=False):
             return strip.apply_style(style)
         cursor = style + self.get_component_rich_style("virtual-list--cursor")
         if not 0 < self.MARK_CELLS < width:
-            return strip.apply_style(cursor)
+            return under_cursor(strip, cursor)
         # The marker cells keep the row's own background, so coloured marks stay readable.
         marks, rest = strip.divide([self.MARK_CELLS, width])
-        return Strip.join([marks.apply_style(style), rest.apply_style(cursor)])
+        return Strip.join([marks.apply_style(style), under_cursor(rest, cursor)])
+
+
+def under_cursor(strip: Strip, cursor: Style) -> Strip:
+    """``strip`` under the cursor: its text in the cursor's colour (a tone such as "active" in
+    green was unreadable on the cursor's accent), weights and placeholders kept."""
+    return Strip(Segment.remove_color(strip)).apply_style(cursor)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.text import Text
 
 from qitos.trace.events import EventKind
@@ -10,7 +11,8 @@ from qitos.trace.store_payloads import MemoryAppend, MemoryDelete, MemoryRecall
 from tui.panes.base import LinePane
 from tui.panes.parts import kv
 from tui.store import StepSummary, short
-from tui.text import inert
+from tui.text import inert, short_id
+from tui.widgets.tones import DIM
 
 
 class MemoryPane(LinePane):
@@ -22,9 +24,12 @@ class MemoryPane(LinePane):
         return (*super().view_key(step), self.store.memory_ops)
 
     def render_step(self, step: StepSummary) -> RenderableType:
-        parts: list[RenderableType] = [kv("run", f"{self.store.memory_ops} memory operations", style="bold")]
+        # Record ids are digests: shown short here (3a8504…3869), whole in the memory browser and
+        # the raw event; a 32-digit id wrapped over two lines reads as two values.
+        run_id = self.store.run_id
+        parts: list[RenderableType] = [kv("run", f"{self.store.memory_ops} memory operations")]
         if not step.memory:
-            parts.append(Text(f"step {step.step}: no memory operation", style="dim"))
+            parts.append(Text(f"step {step.step}: no memory operation", style=DIM))
         for i in step.memory:
             ev = self.store.load(i)
             if ev.phase == EventKind.MEMORY_RECALL:
@@ -36,21 +41,26 @@ class MemoryPane(LinePane):
                     )
                 )
                 for rec in recall.records:
-                    parts.append(inert(f"  {rec.record_id} ({rec.role}): {short(rec.content, 60)}"))
+                    record = f"{short_id(rec.record_id, run_id)} ({rec.role}): {short(rec.content, 60)}"
+                    parts.append(indented(inert(record)))
                 if not recall.records:
-                    parts.append(kv("  ids", ", ".join(recall.record_ids) or "nothing recalled"))
+                    ids = ", ".join(short_id(r, run_id) for r in recall.record_ids) or "nothing recalled"
+                    parts.append(indented(kv("ids", ids)))
             elif ev.phase == EventKind.MEMORY_APPEND:
                 append = MemoryAppend.read(ev.payload)
                 chars = "?" if append.chars is None else append.chars
+                record = short_id(append.record_id, run_id)
                 parts.append(
-                    inert(
-                        f"append {append.record_id} role={append.role} {chars} chars", style=self.tone("good")
-                    )
+                    inert(f"append {record} role={append.role} {chars} chars", style=self.tone("good"))
                 )
             else:
                 delete = MemoryDelete.read(ev.payload)
                 removed = "removed" if delete.removed else "absent"
-                parts.append(
-                    inert(f"delete {delete.record_id} [{delete.namespace}] {removed}", style=self.tone("bad"))
-                )
+                record = short_id(delete.record_id, run_id)
+                parts.append(inert(f"delete {record} [{delete.namespace}] {removed}", style=self.tone("bad")))
         return Group(*parts)
+
+
+def indented(line: Text) -> Padding:
+    """``line`` indented two cells by padding, not leading spaces (SVG renderers drop those)."""
+    return Padding(line, (0, 0, 0, 2))

@@ -19,15 +19,18 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.strip import Strip
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 
 from qitos.trace.errors import TraceError
 from tui.run_diff import EventLoader, RunDiff, compare, pair_differences, scan_run
 from tui.screens.dialogs import HelpScreen, binding_rows
 from tui.store import short
+from tui.structured import Tone
 from tui.text import inert, inert_line
 from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling
 from tui.widgets.scrolling import set_virtual_size
+from tui.widgets.toned_static import TonedStatic
+from tui.widgets.tones import BOLD, DIM
 
 PROGRESS_SECONDS = 0.1  # the reading's progress is said at most this often
 MARKS = {"same": "=", "changed": "≠", "only_a": "−", "only_b": "+"}
@@ -182,11 +185,12 @@ class DiffScreen(Screen[None]):
         self._loaders: tuple[EventLoader, EventLoader] | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(inert(f"comparing {self.run_a.name} with {self.run_b.name}: reading…"), id="diff-header")
+        reading = inert(f"comparing {self.run_a.name} with {self.run_b.name}: reading…")
+        yield TonedStatic(lambda tone: reading, id="diff-header")
         with Horizontal(id="diff-body"):
             yield PairList(id="pairs")
             with VerticalScroll(id="pair-detail"):
-                yield Static(Text("reading the two runs…", style="dim"), id="detail")
+                yield TonedStatic(lambda tone: Text("reading the two runs…", style=DIM), id="detail")
         yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -221,25 +225,25 @@ class DiffScreen(Screen[None]):
 
     @on(Progress)
     def _progress(self, message: DiffScreen.Progress) -> None:
-        self.query_one("#diff-header", Static).update(
-            inert(f"comparing {self.run_a.name} with {self.run_b.name}: {message.text}")
-        )
+        progress = inert(f"comparing {self.run_a.name} with {self.run_b.name}: {message.text}")
+        self.query_one("#diff-header", TonedStatic).draw(lambda tone: progress)
 
     @on(Compared)
     def _compared(self, message: DiffScreen.Compared) -> None:
-        header = self.query_one("#diff-header", Static)
+        header = self.query_one("#diff-header", TonedStatic)
         if message.diff is None:
-            header.update(inert(f"cannot compare: {message.problem}", "bold red"))
-            self.query_one("#detail", Static).update(inert(message.problem or "", "red"))
+            problem = message.problem or ""
+            header.draw(lambda tone: inert(f"cannot compare: {problem}", BOLD + tone("bad")))
+            self.query_one("#detail", TonedStatic).draw(lambda tone: inert(problem, tone("bad")))
             return
         diff = self.diff = message.diff
         self.query_one(PairList).set_diff(diff)
-        header.update(self._header(diff))
+        header.draw(lambda tone: self._header(diff, tone))
         start = diff.first_divergence or 0
         self.selected = start
         self.watch_selected(start)
 
-    def _header(self, diff: RunDiff) -> RenderableType:
+    def _header(self, diff: RunDiff, tone: Tone) -> RenderableType:
         head = Text()
         head.append_text(inert(f"A {diff.a.run_id}", "bold"))
         head.append(f" ({len(diff.a.steps)} steps)  vs  ", style="dim")
@@ -247,12 +251,12 @@ class DiffScreen(Screen[None]):
         head.append(f" ({len(diff.b.steps)} steps)  ", style="dim")
         changed = sum(1 for s in diff.same if not s)
         head.append(
-            diff.headline(), style="bold yellow" if diff.first_divergence is not None else "bold green"
+            diff.headline(), style=BOLD + tone("warn" if diff.first_divergence is not None else "good")
         )
         head.append(f" · {changed} of {len(diff.pairs)} pairs differ", style="dim")
         lines: list[RenderableType] = [head]
         for sentence in diff.mismatches():
-            lines.append(inert(f"⚠ {sentence}", "bold red"))
+            lines.append(inert(f"⚠ {sentence}", BOLD + tone("bad")))
         task = diff.a.task if diff.a.task == diff.b.task else ""
         if task:
             lines.append(inert(f"task: {short(task, 150)}", "dim"))
@@ -262,7 +266,7 @@ class DiffScreen(Screen[None]):
         if self.diff is None or not self.diff.pairs:
             return
         self.query_one(PairList).cursor = pos
-        self.query_one("#detail", Static).update(self._detail(pos))
+        self.query_one("#detail", TonedStatic).draw(lambda tone: self._detail(pos, tone))
 
     def _load(self, side: int) -> EventLoader:
         if self._loaders is None:
@@ -270,13 +274,13 @@ class DiffScreen(Screen[None]):
             self._loaders = (EventLoader(self.diff.a), EventLoader(self.diff.b))
         return self._loaders[side]
 
-    def _detail(self, pos: int) -> RenderableType:
+    def _detail(self, pos: int, tone: Tone) -> RenderableType:
         diff = self.diff
         assert diff is not None
         try:
             left, right, differences = pair_differences(diff, pos, self._load(0), self._load(1))
         except (TraceError, OSError, IndexError) as exc:
-            return inert(f"cannot read this pair's events: {exc}", "red")
+            return inert(f"cannot read this pair's events: {exc}", tone("bad"))
         x, y = diff.pairs[pos]
         title = Text(f"pair {pos + 1} of {len(diff.pairs)}: ", style="bold")
         if left is None or right is None:
@@ -287,13 +291,15 @@ class DiffScreen(Screen[None]):
             return Group(title, *(self._field(k, v) for k, v in details.items()))
         title.append(f"A step {diff.a.steps[x].step} · B step {diff.b.steps[y].step}")  # type: ignore[index]  # both sides here
         if not differences:
-            title.append(" · the same", style="green")
+            title.append(" · the same", style=tone("good"))
         # Field by field, A above B: readable at 80 columns, where a table's columns are too narrow.
         changed = {d.what for d in differences}
         lines: list[RenderableType] = [title]
         for what in left:
             differs = what in changed
-            lines.append(Text(f"{'≠ ' if differs else ''}{what}", style="bold yellow" if differs else "bold"))
+            lines.append(
+                Text(f"{'≠ ' if differs else ''}{what}", style=BOLD + tone("warn") if differs else BOLD)
+            )
             style = "" if differs else "dim"
             for side, value in (("A", left[what]), ("B", right[what])):
                 line = Text(f"  {side} ", style="bold")

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from qitos.engine.approval import PauseDecision
     from qitos.engine.runtime import RuntimeSnapshot
     from tui.screens.live_control import LiveController
+    from tui.structured import Tone
 
 DECIDED_BY = "person (qitos-tui)"
 ACTIONS = frozenset({"approve", "deny", "change", "inspect_pending"})  # the keys PauseActions answers
@@ -72,15 +73,16 @@ class PauseActions:
             for a in snapshot.pending_actions
         ]
 
-    def pending_in_full(self) -> Text:
-        """The pending actions in full (a file write as a diff against the workspace file)."""
+    def pending_in_full(self, tone: Tone | None = None) -> Text:
+        """The pending actions in full (a file write as a diff against the workspace file),
+        coloured with ``tone`` (the dialog's tones; None: no colour)."""
         snapshot = self._pending_snapshot()
         if snapshot is None or self.control.live is None:
             return Text("nothing pending")
         from tui.pending import pending_text, workspace_roots  # difflib and the rest: not at launch
 
         roots = workspace_roots(self.control.live.agent, self.control.live.engine)
-        return pending_text(self._pending_dicts(snapshot), roots)
+        return pending_text(self._pending_dicts(snapshot), roots, tone)
 
     def check(self) -> bool | None:
         """a / d / c / i: only in a live run; active only while it is paused before acting."""
@@ -104,7 +106,7 @@ class PauseActions:
 
         from tui.screens.pause_dialogs import PendingDialog  # the first frame needs no dialog
 
-        self.host.app.push_screen(PendingDialog(self.pending_in_full()), chosen)
+        self.host.app.push_screen(PendingDialog(self.pending_in_full), chosen)
 
     # ---- the three decisions --------------------------------------------------------------------
     def approve(self) -> None:
@@ -126,7 +128,7 @@ class PauseActions:
             if reason is not None:
                 self.decide(PauseDecision.deny(reason, by=DECIDED_BY), "denied: the agent is told why")
 
-        self.host.app.push_screen(DenyDialog(self.pending_in_full()), denied)
+        self.host.app.push_screen(DenyDialog(self.pending_in_full), denied)
 
     def change(self) -> None:
         """Edit the pending arguments as JSON in $EDITOR (the app suspends), else in a dialog."""
@@ -155,9 +157,7 @@ class PauseActions:
 
         from tui.screens.pause_dialogs import ChangeDialog
 
-        self.host.app.push_screen(
-            ChangeDialog(self.pending_in_full(), document, self.change_problem), changed
-        )
+        self.host.app.push_screen(ChangeDialog(self.pending_in_full, document, self.change_problem), changed)
 
     def _edit_outside(self, editor: str, document: str) -> str | None:
         """Run the editor on a temporary JSON file while the app is suspended; the edited text."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static, TextArea
 
 from tui.text import inert
+from tui.widgets.toned_static import Draw, TonedStatic
 
 
 class PendingDialog(ModalScreen[str | None]):
@@ -29,15 +29,15 @@ class PendingDialog(ModalScreen[str | None]):
         Binding("escape,i", "choose('')", "Close"),
     ]
 
-    def __init__(self, pending: Text) -> None:
+    def __init__(self, pending: Draw) -> None:
         super().__init__()
-        self.pending = pending
+        self.pending = pending  # drawn with the dialog's tones, again when the theme changes
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog pause-dialog"):
             yield Label("Pending action(s) · a approves · d denies · c changes · escape closes")
             with VerticalScroll(classes="pending-full"):
-                yield Static(self.pending, id="pending-full")
+                yield TonedStatic(self.pending, id="pending-full")
 
     def action_choose(self, what: str) -> None:
         """Close, answering with the chosen action (empty: none)."""
@@ -52,7 +52,7 @@ class DenyDialog(ModalScreen[str | None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, pending: Text) -> None:
+    def __init__(self, pending: Draw) -> None:
         super().__init__()
         self.pending = pending
 
@@ -60,7 +60,7 @@ class DenyDialog(ModalScreen[str | None]):
         with Vertical(classes="dialog pause-dialog"):
             yield Label("Deny the pending action(s): they will not run; the agent sees your reason")
             with VerticalScroll(classes="pending-full"):
-                yield Static(self.pending, id="pending-full")
+                yield TonedStatic(self.pending, id="pending-full")
             yield Input(placeholder="why (the agent reads this)", id="deny-reason")
 
     def on_mount(self) -> None:
@@ -89,7 +89,7 @@ class ChangeDialog(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, pending: Text, document: str, check: Callable[[str], str | None]) -> None:
+    def __init__(self, pending: Draw, document: str, check: Callable[[str], str | None]) -> None:
         super().__init__()
         self.pending = pending
         self.document = document
@@ -99,7 +99,7 @@ class ChangeDialog(ModalScreen[str | None]):
         with Vertical(classes="dialog pause-dialog"):
             yield Label("Change the arguments (JSON) · ctrl+s applies · escape cancels")
             with VerticalScroll(classes="pending-full"):
-                yield Static(self.pending, id="pending-full")
+                yield TonedStatic(self.pending, id="pending-full")
             yield TextArea(self.document, id="change-editor", soft_wrap=True, show_line_numbers=True)
             yield Static("", id="change-problem")
 
