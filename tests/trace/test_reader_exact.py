@@ -53,8 +53,8 @@ def test_records_are_the_line_objects_a_block_at_a_time(tmp_path: Path) -> None:
     assert all_records(reader) == [json.loads(raw) for raw in lines]
     # One line per block when a block is smaller than a line: each block says where it starts.
     assert [(at, len(block)) for at, block in reader.records(block_size=1)] == [(i, 1) for i in range(5)]
-    assert [r["step_id"] for r in all_records(reader, 1, 3)] == [1, 2]
-    assert [r["step_id"] for r in all_records(reader, -2, 99)] == [0, 1, 2, 3, 4]
+    assert all_records(reader, 1, 3) == [json.loads(raw) for raw in lines[1:3]]
+    assert all_records(reader, -2, 99) == [json.loads(raw) for raw in lines]
     assert all_records(reader, 0, 0) == [] and all_records(reader, 4, 2) == []
 
 
@@ -63,13 +63,21 @@ def test_a_line_with_an_integer_json_alone_keeps_exact_is_read_the_total_way(
     tmp_path: Path, block_size: int
 ) -> None:
     big = 12345678901234567890123  # beyond 64 bits: a fast reader would round it
-    plain = [line(0, n=1), line(1, n=big), line(2, n=123456789012345678), line(3, n=big), line(4)]
+    plain = [line(i, n=big if i % 2 else 123456789012345678) for i in range(7)]
     reader = TraceReader(run(tmp_path, b"\n".join(plain) + b"\n"))
     records = all_records(reader, block_size=block_size)
-    assert records[1] == reader.event(1).to_dict() and records[1]["payload"]["n"] == big
-    assert records[3] == reader.event(3).to_dict() and records[3]["payload"]["n"] == big
+    for i in (1, 3, 5):
+        assert records[i] == reader.event(i).to_dict() and records[i]["payload"]["n"] == big
     # The others are the line objects as they stand (no fields filled in).
-    assert [records[i] for i in (0, 2, 4)] == [json.loads(plain[i]) for i in (0, 2, 4)]
+    assert [records[i] for i in (0, 2, 4, 6)] == [json.loads(plain[i]) for i in (0, 2, 4, 6)]
+
+
+def test_many_shallow_lines_and_one_with_64_braces_are_read_as_they_stand(tmp_path: Path) -> None:
+    # Nesting is bounded per line: braces are counted in the line itself, not the block before it.
+    lines = [line(i, a={"b": {"c": i}}) for i in range(40)]
+    lines.append(json.dumps({"run_id": "r", "payload": {"t": "{" * 62}}).encode())  # 64 braces in all
+    reader = TraceReader(run(tmp_path, b"\n".join(lines) + b"\n"))
+    assert all_records(reader) == [json.loads(raw) for raw in lines]
 
 
 def test_a_deep_or_damaged_line_is_a_malformed_record_and_noticed(tmp_path: Path) -> None:
