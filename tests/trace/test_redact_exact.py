@@ -90,6 +90,21 @@ def test_two_secrets_written_back_to_back_leave_one_mask_each() -> None:
     assert redactor.redact_text("xAAAAAAAA1BBBBBBBB2y") == f"x{MASK}{MASK}y"
 
 
+def test_every_occurrence_of_a_secret_is_masked_wherever_it_starts() -> None:
+    redactor = Redactor(env={"SERVICE_TOKEN": "aaaaaaaa"})
+    assert redactor.redact_text("aaaaaaaa x aaaaaaaa y aaaaaaaa") == f"{MASK} x {MASK} y {MASK}"
+    assert redactor.redact_text("xaaaaaaaaay") == f"x{MASK}y"  # found again one letter on
+    assert redactor.mask_line("aaaaaaaa is the key") == f"{MASK} is the key"  # at the very start
+
+
+def test_a_secret_after_a_backslash_is_masked_and_an_escape_letter_is_not_cut() -> None:
+    # In the JSON line a backslash is written as two: the secret after it is still a secret.
+    redactor = Redactor(env={"SERVICE_TOKEN": EIGHT, "OTHER_TOKEN": "nabcdefgh"})
+    assert redactor.redact_text(f"dir\\{EIGHT}") == f"dir\\{MASK}"
+    # A newline before "abcdefgh" is written \\n in the line: that n is the escape's, not the secret's.
+    assert redactor.redact_text("a\nabcdefgh") == "a\nabcdefgh"
+
+
 def test_overlapping_secrets_leave_one_mask() -> None:
     redactor = Redactor(env={}, extra_secrets=["abcdefgh12", "gh12345678"])
     assert redactor.redact_text("<abcdefgh12345678>") == f"<{MASK}>"
