@@ -115,8 +115,8 @@ def test_a_secret_number_field_starting_with_an_env_secret_is_masked_whole_as_a_
     # start at the same place: the outer one wins, so the line stays JSON and is masked in one pass,
     # which keeps an empty list under a secret name (it holds nothing).
     redactor = Redactor(env={"PIN_SECRET": "12345678"})
-    line = redactor.to_json_line({"password": 123456789012, "tokens": [], "n": 7})
-    assert line == f'{{"password": "{MASK}", "tokens": [], "n": 7}}'
+    line = redactor.to_json_line({"password": 123456789012, "api_key": [], "n": 7})
+    assert line == f'{{"password": "{MASK}", "api_key": [], "n": 7}}'
 
 
 # -- data JSON cannot hold --------------------------------------------------------------------------
