@@ -254,8 +254,20 @@ def test_closing_a_reader_lets_its_file_go(tmp_path: Path) -> None:
     with pytest.raises(TraceError) as info:
         reader.event(0)
     assert str(info.value) == f"trace reader for {run_dir} is closed"
-    with pytest.raises(TraceError):
+    with pytest.raises(TraceError) as info:
         list(reader.events())
+    assert str(info.value) == f"trace reader for {run_dir} is closed"
+
+
+def test_the_run_id_comes_from_the_manifest_and_fills_lines_without_one(tmp_path: Path) -> None:
+    run_dir = run(tmp_path, b'{"phase": "ACT"}\n{bad\n')
+    (run_dir / "manifest.json").write_text('{"run_id": "abc"}')
+    reader = TraceReader(run_dir)
+    assert reader.run_id == "abc"
+    assert [(e.phase, e.run_id) for e in reader.events()] == [("ACT", "abc"), ("<malformed>", "abc")]
+    for unusable in ('""', "5", "null"):
+        (run_dir / "manifest.json").write_text(f'{{"run_id": {unusable}}}')
+        assert TraceReader(run_dir).run_id == "r"  # the directory's name
 
 
 def test_a_reader_that_failed_to_open_leaves_nothing_to_complain_about(tmp_path: Path) -> None:
