@@ -183,8 +183,8 @@ class TraceReader:
             for at in range(index, end):
                 s, e = starts[at] - first, ends[at] - first
                 record = None
-                if 0 <= long_at < s:  # between lines (not possible for digits, but cheap to say)
-                    long_at = zeros.find(_LONG_DIGITS, s)
+                # long_at never falls between lines (a newline is no digit): once passed, it is
+                # looked up again from the end of the line that held it.
                 if 0 <= long_at < e:
                     long_at = zeros.find(_LONG_DIGITS, e)
                 elif openers(b"{", s, e) <= MAX_DEPTH:  # nesting cannot be deeper than this

@@ -51,11 +51,12 @@ class Redactor:
         values = {v for k, v in environ.items() if is_secret_env_name(k) and len(v) >= _MIN_SECRET_LEN}
         values.update(s for s in extra_secrets if s and len(s) >= _MIN_SECRET_LEN)
         self.mask = mask
-        # Literal secrets longest first (a secret that contains another is masked whole), each
-        # in the spellings a JSON line holds it in.
+        # Each literal secret in the spellings a JSON line holds it in. Their order does not
+        # matter: every occurrence of each is found, and overlapping spans merge in _apply (so a
+        # secret that contains another is masked whole).
         literals = {json.dumps(secret, ensure_ascii=False)[1:-1] for secret in values}
         literals.update(quote(secret, safe="") for secret in values)  # as a URL or form holds it
-        self._literals = sorted(literals, key=len, reverse=True)
+        self._literals = tuple(literals)
         self._secret_count = len(values)
 
     @property

@@ -28,8 +28,9 @@ from qitos.trace.redact import Redactor
 # follower reading "paused" as an end would stop at the pause (see update_manifest for a pause).
 FINAL_STATUSES = frozenset({STATUS_COMPLETED, STATUS_FAILED, STATUS_STOPPED})
 
-# A run id names a directory: keep it to one plain path component.
-_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$")
+# A run id names a directory: keep it to one plain path component (matched in full: `$` alone
+# would let a trailing newline through, and "." or ".." cannot start with a letter or digit).
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,199}")
 
 
 def new_run_id(prefix: str | None = None, now: datetime | None = None) -> str:
@@ -40,7 +41,7 @@ def new_run_id(prefix: str | None = None, now: datetime | None = None) -> str:
 
 def validate_run_id(run_id: str) -> str:
     """``run_id`` if it is a safe directory name; ValueError naming the problem otherwise."""
-    if not isinstance(run_id, str) or not _RUN_ID.match(run_id) or run_id in {".", ".."}:
+    if not isinstance(run_id, str) or not _RUN_ID.fullmatch(run_id):
         raise ValueError(
             f"invalid run id {run_id!r}: use 1-200 letters, digits, '.', '_' or '-', "
             "starting with a letter or digit (no path separators)"
@@ -60,7 +61,7 @@ class TraceWriter:
         clock: Callable[[], str] | None = None,
         redactor: Redactor | None = None,
     ) -> None:
-        if prefix is not None and not _RUN_ID.match(prefix):
+        if prefix is not None and not _RUN_ID.fullmatch(prefix):
             raise ValueError(f"invalid run id prefix {prefix!r}: letters, digits, '.', '_' or '-' only")
         self.run_id: str = validate_run_id(run_id) if run_id is not None else new_run_id(prefix)
         self.clock: Callable[[], str] = clock or utc_now
@@ -81,7 +82,8 @@ class TraceWriter:
         self._manifest: dict[str, Any] = self._load_existing_manifest()
         self._open()
         self._manifest.update(run_id=self.run_id, schema_version=SCHEMA_VERSION, status=STATUS_RUNNING)
-        self._manifest.setdefault("summary", {})
+        if not isinstance(self._manifest.get("summary"), dict):
+            self._manifest["summary"] = {}  # absent, or not an object in a foreign manifest
         self._write_manifest()
 
     # -- public interface ------------------------------------------------------------------
@@ -139,7 +141,7 @@ class TraceWriter:
             if summary is not None:
                 if not isinstance(summary, dict):
                     raise TypeError("manifest summary must be a dict")
-                self._manifest.setdefault("summary", {}).update(summary)
+                self._manifest["summary"].update(summary)
             self._manifest.update(fields)
             self._write_manifest()
 
@@ -157,7 +159,7 @@ class TraceWriter:
         with self._mutex:
             if self._closed:
                 raise TraceError(f"trace writer for run {self.run_id} is closed")
-            merged = dict(self._manifest.get("summary") or {})
+            merged = dict(self._manifest["summary"])
             merged.update(summary)
             merged.setdefault("steps", self.step_count)
             self._manifest["summary"] = merged

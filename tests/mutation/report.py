@@ -8,8 +8,9 @@ Run from the repo root, after ``pip install -e ".[test,mutation]"``:
 
 The modules mutated and the tests run are ``[tool.mutmut]`` in pyproject.toml; mutmut keeps its
 work in ``mutants/`` and re-tests only what changed. The report prints, per module, how many
-mutants the suite killed, how many survived, and the score: killed / (mutants - equivalent). A
-surviving mutant is either killed by a new test that names the behaviour it protects, or listed in
+mutants the suite killed, how many survived, and the score: killed / (mutants - equivalent); a
+mutant that makes the tests time out (an endless loop) counts as killed. A surviving mutant is
+either killed by a new test that names the behaviour it protects, or listed in
 ``tests/mutation/equivalent.toml`` with the reason it cannot change behaviour. Exit status 1 when a
 module scores under ``--goal`` (90 %) or an equivalent entry no longer matches its mutant.
 Not part of the default test run.
@@ -100,6 +101,8 @@ def report(goal: float) -> int:
     for name, status in statuses.items():
         if status == "not checked":
             continue  # not run yet (another module's run, or one stopped early)
+        if status == "timeout":
+            status = "killed"  # the mutant hung the tests (an endless loop): the suite catches it
         counts = by_module[module_of(name)]
         counts[status] += 1
         if name in equivalents and status != "killed":
