@@ -653,3 +653,69 @@ def test_prior_receipts_are_kept_ahead_of_the_new_one() -> None:
     )
     assert [r.receipt_id for r in made.compaction_receipts][0] == "old"
     assert len(made.compaction_receipts) == 2
+
+
+# -- what cannot be JSON, and counters that count nothing ------------------------------------------
+
+
+def test_instructions_and_tool_schemas_that_are_not_json_are_refused_by_path() -> None:
+    fails(
+        ContextError,
+        "instruction.extra holds a set, which is not JSON data",
+        lambda: build(instructions=[{"role": "system", "content": "x", "extra": {1}}]),
+    )
+    fails(
+        ContextError,
+        "tool schema.parameters holds a set, which is not JSON data",
+        lambda: build(tool_schemas=[{"name": "t", "parameters": {2}}]),
+    )
+
+
+def test_a_view_that_cannot_be_written_as_json_names_the_bad_value() -> None:
+    made = build(artifact_refs=[ArtifactRef("a", description={3})])  # type: ignore[arg-type]
+    fails(
+        ContextError,
+        "request view.artifact_refs[0].description holds a set, which is not JSON data",
+        made.to_json,
+    )
+
+
+def test_a_counter_may_count_zero_units() -> None:
+    made = build(instructions=[{"role": "system", "content": "x"}], context_unit_counter=lambda v, u: 0)
+    assert made.selection.total_units == 0 and made.selection.selected_units == 0
+
+
+def test_a_view_with_a_continuation_writes_it_out() -> None:
+    ref = ContinuationRef("resp_1", "m", exchange_id="ex-000001")
+    made = build(target=RequestTarget("m"), continuation=ref)
+    assert made.to_dict()["continuation"] == ref.to_dict()
+
+
+def test_a_token_budget_without_a_token_counter_is_refused_even_for_exchanges_alone() -> None:
+    fails(
+        ContextError,
+        "default_unit_counter counts characters only; pass a counter for unit 'tokens'",
+        lambda: build(context_budget=ContextBudget(100, unit="tokens")),
+    )
+
+
+class _Unnamed:
+    """A greedy selection policy that declares no policy_id."""
+
+    select = _Greedy.select
+
+    def __repr__(self) -> str:
+        return "<unnamed selector>"
+
+
+def test_a_selection_policy_without_an_id_is_named_by_its_repr() -> None:
+    fails(
+        ContextBudgetExceededError,
+        "selection policy <unnamed selector> selected 50 characters of context, over the budget of 53",
+        lambda: build(
+            context_budget=ContextBudget(53),
+            context_contributions=[ContextContribution("c", "s", "x" * 50)],
+            context_selection_policy=_Unnamed(),
+        ),
+    )
+    assert build(context_selection_policy=_Unnamed()).selection.reasons[0] == "context_policy:_Unnamed"

@@ -190,3 +190,24 @@ def test_the_policy_pauses_only_before_acting_on_a_matching_call() -> None:
     assert not policy.should_pause(context("before_act", "read"))
     assert not policy.should_pause(context("before_act"))
     assert not policy.should_pause(context("before_decide", "write_file"))
+
+
+class _Nameless:
+    """A pending action that carries no tool name."""
+
+    args: dict[str, Any] = {}
+
+
+def test_a_pending_action_without_a_name_is_no_tool_of_the_registry() -> None:
+    snapshot = RuntimeSnapshot(
+        "r", 0, "before_act", APPROVAL_POLICY_ID, "approval", None, None, [_Nameless()]
+    )
+    assert decision_problem(snapshot, PauseDecision.change(0, {}), make_registry()) == (
+        "no tool named '' in the agent's ToolRegistry"
+    )
+
+
+def test_a_nameless_pending_action_matches_only_a_pattern_of_the_empty_name() -> None:
+    nameless = RuntimeSnapshotContext("r", 0, "before_act", None, None, (_Nameless(),))
+    assert ApprovalPolicy("*").should_pause(nameless)  # "all" is all, a nameless call too
+    assert not ApprovalPolicy("?*").should_pause(nameless)  # a glob of one letter or more

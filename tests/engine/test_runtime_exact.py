@@ -121,3 +121,9 @@ def test_a_snapshot_keeps_the_live_run_out_of_its_repr_and_equality() -> None:
     assert one == other
     assert "run=" not in repr(one).replace("run_id=", "")
     assert one.pending_actions == [] and one.pending_actions is not other.pending_actions
+
+
+def test_a_task_without_a_token_limit_keeps_the_runs_token_limit() -> None:
+    mine = RuntimeBudget(max_steps=4, max_runtime_seconds=None, max_tokens=800)
+    assert mine.tightened(TaskBudget()) == RuntimeBudget(4, None, 800)
+    assert mine.tightened(TaskBudget(max_tokens=200)) == RuntimeBudget(4, None, 200)
