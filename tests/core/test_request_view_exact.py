@@ -616,13 +616,13 @@ def test_a_history_selection_without_a_policy_name_is_reported_as_selection() ->
 
 def test_history_omissions_count_with_the_configured_counter() -> None:
     made = build(
-        make_log(2),
+        make_log(2, size=10),
         carried_exchange_ids=[],
         context_budget=ContextBudget(100, unit="tokens"),
-        context_unit_counter=lambda value, unit: 1,
+        context_unit_counter=lambda value, unit: len(str(value)) // 2,
     )
-    assert dict(made.selection.exchange_units) == {"ex-000003": 1, "ex-000001": 2, "ex-000002": 2}
-    assert made.selection.total_units == 5
+    assert dict(made.selection.exchange_units) == {"ex-000003": 2, "ex-000001": 10, "ex-000002": 10}
+    assert made.selection.total_units == 22
 
 
 def test_a_history_selection_cannot_cut_under_a_provider_continuation() -> None:
@@ -719,3 +719,37 @@ def test_a_selection_policy_without_an_id_is_named_by_its_repr() -> None:
         ),
     )
     assert build(context_selection_policy=_Unnamed()).selection.reasons[0] == "context_policy:_Unnamed"
+
+
+def test_a_request_that_omits_nothing_says_so() -> None:
+    assert build().selection.reasons == (
+        "context_policy:qitos.context.priority/v1",
+        "protected:recent_window,open_exchanges",
+        "omission:none",
+    )
+
+
+def test_a_counter_failing_on_a_history_omission_names_that_exchange() -> None:
+    fails(
+        ContextError,
+        "unit counter returned -1 for exchange ex-000001; it must be a non-negative int",
+        lambda: build(
+            carried_exchange_ids=["ex-000002"],
+            context_budget=ContextBudget(1000, unit="tokens"),
+            context_unit_counter=lambda value, unit: -1 if str(value).startswith("0") else 1,
+        ),
+    )
+
+
+def test_budget_and_history_omissions_are_reported_together_in_log_order() -> None:
+    made = build(
+        make_log(4),
+        carried_exchange_ids=["ex-000001", "ex-000003", "ex-000004"],
+        context_budget=ContextBudget(450),
+        compaction_policy=ClosedExchangeWindowCompactor(),
+    )
+    s = made.selection
+    assert s.history_omitted_exchange_ids == ("ex-000002",)
+    assert s.omitted_exchange_ids == ("ex-000001", "ex-000002")
+    assert made.compaction_receipts[0].input_exchange_ids == ("ex-000001",)
+    assert s.selected_exchange_ids == ("ex-000003", "ex-000004", "ex-000005")
