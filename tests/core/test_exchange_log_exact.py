@@ -102,7 +102,7 @@ def test_append_refuses_bad_roles_contents_and_kinds_by_name() -> None:
         lambda: log.append(ex, role="system", content="x"),
         "item role must be one of ['assistant', 'user'], got 'system'",
     )
-    raises(lambda: log.append(ex, role="user", content=None), "item content must be a string, got NoneType")
+    raises(lambda: log.append(ex, role="user", content=42), "item content must be a string, got int")
     raises(
         lambda: log.append(ex, role="user", content="x", kind=""), "kind must be a non-empty string, got ''"
     )
