@@ -21,6 +21,8 @@ DENIED = "denied"
 CHANGED = "changed"
 VERDICTS: tuple[str, ...] = (APPROVED, DENIED, CHANGED)
 APPROVAL_POLICY_ID = "qitos.approve"
+# The verb a message uses for a verdict ("no pending action to deny").
+_VERBS = {APPROVED: "approve", DENIED: "deny", CHANGED: "change"}
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ def decision_problem(snapshot: Any, decision: PauseDecision, registry: Any) -> s
     if decision.verdict == APPROVED:
         return None
     if snapshot.boundary != "before_act":
-        return f"the run paused {snapshot.boundary.replace('_', ' ')}: there is no pending action to {decision.verdict[:-1]}"
+        return f"the run paused {snapshot.boundary.replace('_', ' ')}: there is no pending action to {_VERBS[decision.verdict]}"
     actions = list(snapshot.pending_actions)
     if not actions:
         return "the run has no pending action"
