@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from fnmatch import fnmatchcase
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pygments.lexers import get_all_lexers, get_lexer_for_filename
+from pygments.lexers import find_lexer_class, get_all_lexers, get_lexer_for_filename
+from pygments.plugin import find_plugin_lexers
 from pygments.util import ClassNotFound
 
 from tui.lexers import lexer_alias_for, lexer_class_for
@@ -18,12 +20,28 @@ PATTERNS = sorted(
 )
 
 
+PLUGIN_PATTERNS = tuple(p for cls in find_plugin_lexers() for p in cls.filenames)
+"""File-name globs of the plugin lexers installed here (e.g. Mako's, which the phoenix extra brings)."""
+
+
 def pygments_choice(name: str) -> type | None:
-    """What Pygments' own (slow) lookup picks for ``name``."""
-    try:
-        return type(get_lexer_for_filename(name))
-    except ClassNotFound:
-        return None
+    """What Pygments' own (slow) lookup picks for ``name``; where a plugin lexer also claims the
+    name, the built-in lexer Pygments would pick without plugins (the lookup's one deliberate
+    difference: plugins are asked only when no built-in lexer knows the name)."""
+    if not any(fnmatchcase(name, pattern) for pattern in PLUGIN_PATTERNS):
+        try:
+            return type(get_lexer_for_filename(name))
+        except ClassNotFound:
+            return None
+    builtin = [
+        (cls, pattern)
+        for lexer, _aliases, patterns, _mimes in get_all_lexers(plugins=False)
+        for pattern in patterns
+        if fnmatchcase(name, pattern) and (cls := find_lexer_class(lexer)) is not None
+    ]
+    if not builtin:
+        return type(get_lexer_for_filename(name))  # only a plugin knows it: Pygments' own choice
+    return max(builtin, key=lambda m: (m[0].priority + (0.5 if "*" not in m[1] else 0), m[0].__name__))[0]
 
 
 def example_of(pattern: str) -> str:
