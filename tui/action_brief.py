@@ -11,11 +11,11 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final
 
+PATH_KEYS: Final = ("path", "file", "file_path", "filename")
+"""Arguments that name the file a call touches (their extension also picks a lexer)."""
+
 TELLING_KEYS: Final = (
-    "path",
-    "file",
-    "file_path",
-    "filename",
+    *PATH_KEYS,
     "query",
     "q",
     "command",

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rich.style import Style
 from rich.text import Text
 
+from tui.action_brief import PATH_KEYS
 from tui.text import inert, inert_line
 
 if TYPE_CHECKING:
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 MAX_PARSED_CHARS = 200_000  # a longer reply is shown as text: the JSON parser tries every "{" in it
 BLOCK_CHARS = 60  # a string argument longer than this (or with a newline) is a text block
 LINE_VALUE_CHARS = 24  # an argument's value in the one-line form is cut to this
-PATH_KEYS = ("path", "file", "file_path", "filename")
 
 Tone = Callable[[str], Style]
 """A widget's ``tone`` (tui.widgets.tones.Toned.tone): a tone's Rich style in the current theme."""
