@@ -107,7 +107,10 @@ class MarkdownFileMemory(Memory):
             raise MemoryResourceError(f"cannot open markdown memory {self.path}: {exc.strerror}") from exc
         try:
             view = memoryview(data)
-            while view:
+            while view:  # a full disk or a file-size limit can cut a write short
                 view = view[os.write(fd, view) :]
+        except OSError as exc:
+            # Like an unopenable log, a log that cannot take the section is an unavailable resource.
+            raise MemoryResourceError(f"cannot write markdown memory {self.path}: {exc.strerror}") from exc
         finally:
             os.close(fd)

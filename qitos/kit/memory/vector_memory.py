@@ -65,8 +65,10 @@ class VectorMemory(Memory):
         options = dict(query or {})
         k = int_option(options, "top_k", self.top_k) or 0
         text = options.get("text")
-        if not isinstance(text, str) or not text:
-            items = self._records[-k:] if k > 0 else []
+        if k <= 0:
+            items = []  # a negative cap must not become a slice that drops only the worst matches
+        elif not isinstance(text, str) or not text:
+            items = self._records[-k:]
         else:
             probe = self.embedder(text)
             scores = [sum(a * b for a, b in zip(probe, vec, strict=False)) for vec in self._vectors]
