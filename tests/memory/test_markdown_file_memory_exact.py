@@ -241,7 +241,7 @@ def append_under_a_file_size_limit(
         conn.close()
 
 
-def test_a_write_cut_short_is_a_resource_error_and_the_record_is_not_kept(log: MarkdownFileMemory) -> None:
+def test_a_write_cut_short_is_a_resource_error_and_leaves_the_log_as_it_was(log: MarkdownFileMemory) -> None:
     log.append(MemoryRecord("user", "small", 0, record_id="first"))
     before = log.path.stat().st_size
     limit = before + 500
@@ -263,7 +263,7 @@ def test_a_write_cut_short_is_a_resource_error_and_the_record_is_not_kept(log: M
         f"cannot write markdown memory {log.path}: {os.strerror(errno.EFBIG)}",
     )
     assert kept == 1  # only the record appended before the failed one
-    assert log.path.stat().st_size == limit
+    assert log.path.stat().st_size == before  # the part of the section written is taken back
 
 
 def test_default_log_is_memory_md_named_memory() -> None:

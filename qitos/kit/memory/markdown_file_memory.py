@@ -105,12 +105,30 @@ class MarkdownFileMemory(Memory):
             if exc.errno == errno.ELOOP:
                 raise MemoryResourceError(f"markdown memory path is a symlink: {self.path}") from exc
             raise MemoryResourceError(f"cannot open markdown memory {self.path}: {exc.strerror}") from exc
+        written = 0
         try:
             view = memoryview(data)
             while view:  # a full disk or a file-size limit can cut a write short
-                view = view[os.write(fd, view) :]
+                done = os.write(fd, view)
+                written += done
+                view = view[done:]
         except OSError as exc:
+            if written:
+                _take_back(fd, written)
             # Like an unopenable log, a log that cannot take the section is an unavailable resource.
             raise MemoryResourceError(f"cannot write markdown memory {self.path}: {exc.strerror}") from exc
         finally:
             os.close(fd)
+
+
+def _take_back(fd: int, written: int) -> None:
+    """Remove the first part of a section whose write failed, so the log holds no torn section.
+
+    Only while those bytes are still the file's last (another writer appending since then owns
+    what follows; its section is never cut): then the log is as it was before the append."""
+    try:
+        end = os.lseek(fd, 0, os.SEEK_CUR)  # O_APPEND: just past the bytes this append wrote
+        if os.fstat(fd).st_size == end:
+            os.ftruncate(fd, end - written)
+    except OSError:
+        pass  # the append's own error is the one reported; a torn tail is what is left
