@@ -298,3 +298,16 @@ def test_a_publish_that_loses_a_serialization_race_fails_as_storage_busy(postgre
         worker.join(60)
         assert outcome == ["storage_busy"]
         assert [a.version for a in lib.versions("audit")] == [1]
+
+
+def test_catalog_lists_twenty_skills_by_default(pg: PostgresToolLibrary) -> None:
+    for i in range(21):
+        pg.add_or_update(art(f"chart-{i:02d}", description="Chart things"))
+    assert len(pg.catalog()) == 20
+    assert len(pg.catalog("chart")) == 20
+
+
+def test_search_returns_five_skills_by_default(pg: PostgresToolLibrary) -> None:
+    for i in range(6):
+        pg.add_or_update(art(f"chart-{i}", description="Chart things"))
+    assert len(pg.search("chart")) == 5
