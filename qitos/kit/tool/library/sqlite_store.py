@@ -236,18 +236,7 @@ class SqliteToolLibrary(BaseToolLibrary):
                 if self._fts:
                     # The index holds the latest version of each skill, keyed by the skills rowid.
                     conn.execute("DELETE FROM skills_fts WHERE rowid = ?", (rowid,))
-                    conn.execute(
-                        "INSERT INTO skills_fts (rowid, name, description, summary, tags, source)"
-                        " VALUES (?,?,?,?,?,?)",
-                        (
-                            rowid,
-                            artifact.name,
-                            artifact.description,
-                            artifact.summary or "",
-                            " ".join(artifact.tags),
-                            artifact.source,
-                        ),
-                    )
+                    _index(conn, rowid, artifact)
         stored = ToolArtifact(
             name=artifact.name,
             description=artifact.description,
@@ -436,12 +425,14 @@ class SqliteToolLibrary(BaseToolLibrary):
         """Index skills published by a library that ran without FTS (e.g. with use_fts False)."""
         with _immediate(conn):
             conn.execute("DELETE FROM skills_fts")
-            conn.execute(
-                "INSERT INTO skills_fts (rowid, name, description, summary, tags, source)"
-                " SELECT s.rowid, v.name, v.description, coalesce(v.summary, ''), v.tags_json, v.source"
-                " FROM skills s JOIN skill_versions v ON v.namespace = s.namespace AND v.name = s.name"
-                " AND v.version = s.latest_version"
-            )
+            rows = conn.execute(
+                f"SELECT s.rowid, {prefixed('v')}, s.active FROM skills s JOIN skill_versions v"
+                " ON v.namespace = s.namespace AND v.name = s.name AND v.version = s.latest_version"
+            ).fetchall()
+            # Row by row through the publish path's own indexing: the tags' JSON text would index
+            # other words (a tab inside a tag is the two characters backslash and t there).
+            for row in rows:
+                _index(conn, row[0], artifact_from_row(row[1:]))
 
 
 def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
@@ -461,6 +452,21 @@ def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
 def _uri_path(path: Path) -> str:
     """Percent-escape the characters that mean something in a SQLite file: URI."""
     return re.sub(r"[?#%]", lambda m: f"%{ord(m.group()):02X}", str(path.resolve()))
+
+
+def _index(conn: sqlite3.Connection, rowid: int, artifact: ToolArtifact) -> None:
+    """Add one skill's latest version to the FTS index under its skills rowid (tags space-joined)."""
+    conn.execute(
+        "INSERT INTO skills_fts (rowid, name, description, summary, tags, source) VALUES (?,?,?,?,?,?)",
+        (
+            rowid,
+            artifact.name,
+            artifact.description,
+            artifact.summary or "",
+            " ".join(artifact.tags),
+            artifact.source,
+        ),
+    )
 
 
 def _has_table(conn: sqlite3.Connection, name: str) -> bool:

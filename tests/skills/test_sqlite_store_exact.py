@@ -1,0 +1,298 @@
+"""Exact behaviour of SqliteToolLibrary that the shared contract does not pin down.
+
+Opening (bad paths, folders named with URI characters, read-only browsing of FTS and non-FTS
+files), what a publish returns and indexes, catalog limits with a query, version arguments,
+cross-thread use, a locked database, and the default clock's time zone.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sqlite3
+import threading
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from qitos.kit.tool.library import sqlite_store
+from qitos.kit.tool.library.base import ToolArtifact
+from qitos.kit.tool.library.errors import ToolLibraryError
+from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
+
+
+def art(name: str = "audit", **kw: object) -> ToolArtifact:
+    """A valid artifact with overridable fields."""
+    fields: dict[str, object] = {"description": "Check evidence", "source": "Read, calculate, verify."}
+    fields.update(kw)
+    return ToolArtifact(name=name, **fields)  # type: ignore[arg-type]
+
+
+def code_of(call: Any) -> str:
+    """The ToolLibraryError code ``call()`` raises (fails the test if it raises nothing)."""
+    with pytest.raises(ToolLibraryError) as err:
+        call()
+    return err.value.code
+
+
+class NoFts(SqliteToolLibrary):
+    """A library that publishes without the FTS5 index (as on a SQLite build without FTS5)."""
+
+    use_fts = False
+
+
+# ----- opening ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [42, None, b"skills.db", ""])
+def test_a_path_that_is_not_a_non_empty_str_or_path_is_refused_as_storage_error(path: object) -> None:
+    assert code_of(lambda: SqliteToolLibrary(path, namespace="n")) == "storage_error"  # type: ignore[arg-type]
+
+
+def test_a_database_in_a_missing_folder_is_refused_as_storage_error_and_creates_nothing(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "no-such-folder" / "skills.db"
+    assert code_of(lambda: SqliteToolLibrary(target, namespace="n")) == "storage_error"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_database_under_a_folder_named_with_uri_characters_opens_read_only(tmp_path: Path) -> None:
+    # '?', '#' and '%' mean something in a file: URI; '%41' would decode to 'A' if left unescaped.
+    folder = tmp_path / "q?h#p%41"
+    folder.mkdir()
+    with SqliteToolLibrary(folder / "skills.db", namespace="research") as writer:
+        writer.add_or_update(art())
+    with SqliteToolLibrary.open_readonly(folder / "skills.db", namespace="research") as reader:
+        assert reader.get("audit").version == 1  # type: ignore[union-attr]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["q?h#p%41"]
+
+
+def test_a_read_only_open_refuses_a_newer_schema(db_path: Path) -> None:
+    with SqliteToolLibrary(db_path, namespace="research") as writer:
+        writer.add_or_update(art())
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("UPDATE library_meta SET value = '2' WHERE key = 'schema_version'")
+    conn.close()
+    assert (
+        code_of(lambda: SqliteToolLibrary.open_readonly(db_path, namespace="research"))
+        == "schema_unsupported"
+    )
+
+
+def test_a_new_database_is_stamped_with_schema_version_one(db_path: Path) -> None:
+    SqliteToolLibrary(db_path, namespace="research").close()
+    conn = sqlite3.connect(db_path)
+    try:
+        assert conn.execute("SELECT key, value FROM library_meta").fetchall() == [("schema_version", "1")]
+    finally:
+        conn.close()
+
+
+def test_a_read_only_library_refuses_to_deprecate_with_storage_error(db_path: Path) -> None:
+    with SqliteToolLibrary(db_path, namespace="research") as writer:
+        writer.add_or_update(art())
+    with SqliteToolLibrary.open_readonly(db_path, namespace="research") as reader:
+        assert code_of(lambda: reader.deprecate("audit")) == "storage_error"
+        assert reader.get("audit").active is True  # type: ignore[union-attr]
+
+
+def test_a_reader_of_a_file_published_without_fts_searches_with_the_weighted_fallback(db_path: Path) -> None:
+    with NoFts(db_path, namespace="research") as writer:
+        writer.add_or_update(art("plot", description="Draw a chart"))
+    with SqliteToolLibrary.open_readonly(db_path, namespace="research") as reader:
+        assert [a.name for a in reader.search("chart")] == ["plot"]
+
+
+def test_a_reader_of_a_file_with_the_fts_index_searches_it(db_path: Path) -> None:
+    # The unicode61 tokenizer folds diacritics; the weighted fallback compares words as written.
+    with SqliteToolLibrary(db_path, namespace="research") as writer:
+        writer.add_or_update(art("brew", description="Make café au lait"))
+        assert [a.name for a in writer.search("cafe")] == ["brew"]
+    with SqliteToolLibrary.open_readonly(db_path, namespace="research") as reader:
+        assert [a.name for a in reader.search("cafe")] == ["brew"]
+    with NoFts(db_path, namespace="research") as fallback:
+        assert fallback.search("cafe") == []
+
+
+def test_a_database_whose_fts_name_is_taken_publishes_and_searches_without_fts(db_path: Path) -> None:
+    # The FTS table cannot be created when an index already holds its name: fall back, do not fail.
+    with NoFts(db_path, namespace="research") as first:
+        first.add_or_update(art("plot", description="Draw a chart"))
+    conn = sqlite3.connect(db_path)
+    conn.execute("CREATE INDEX skills_fts ON skills (name)")
+    conn.close()
+    with SqliteToolLibrary(db_path, namespace="research") as lib:
+        lib.add_or_update(art("chart-audit", description="Audit chart sources"))
+        assert [a.name for a in lib.search("chart")] == ["chart-audit", "plot"]
+
+
+def test_list_namespaces_of_a_sqlite_file_without_library_tables_is_empty(db_path: Path) -> None:
+    conn = sqlite3.connect(db_path)
+    conn.execute("CREATE TABLE unrelated (x INTEGER)")
+    conn.close()
+    assert SqliteToolLibrary.list_namespaces(db_path) == []
+
+
+def _publish_and_die(path: str) -> None:
+    """Publish with the log never folded, then exit without closing (as a killed writer would)."""
+    lib = SqliteToolLibrary(path, namespace="crashed")
+    lib.add_or_update(art())
+    os._exit(0)
+
+
+def test_browsing_leaves_a_killed_writers_log_beside_the_file(db_path: Path) -> None:
+    # A read-only connection never checkpoints: the log a killed writer left stays as it was.
+    proc = multiprocessing.get_context("fork").Process(target=_publish_and_die, args=(str(db_path),))
+    proc.start()
+    proc.join(60)
+    assert proc.exitcode == 0
+    wal = Path(f"{db_path}-wal")
+    before = wal.read_bytes()
+    assert before  # the publish is in the log, not yet in the file
+    assert SqliteToolLibrary.list_namespaces(db_path) == ["crashed"]
+    with SqliteToolLibrary.open_readonly(db_path, namespace="crashed") as reader:
+        assert reader.get("audit").version == 1  # type: ignore[union-attr]
+    assert wal.read_bytes() == before
+
+
+# ----- publishing ------------------------------------------------------------------------------
+
+
+def test_publish_returns_exactly_what_get_reads_back(library: SqliteToolLibrary) -> None:
+    library.clock = lambda: "2026-03-04T05:06:07+00:00"
+    stored = library.add_or_update(
+        art(
+            summary="short",
+            tags=["one", "two"],
+            metadata={"provenance": {"run": "r1"}},
+            created_at="2025-01-01T00:00:00+00:00",
+            active=False,
+        )
+    )
+    assert stored == ToolArtifact(
+        name="audit",
+        description="Check evidence",
+        source="Read, calculate, verify.",
+        summary="short",
+        tags=["one", "two"],
+        version=1,
+        created_at="2025-01-01T00:00:00+00:00",
+        updated_at="2026-03-04T05:06:07+00:00",
+        metadata={"provenance": {"run": "r1"}},
+        active=False,
+    )
+    assert library.get("audit") == stored
+
+
+def test_the_default_clock_stamps_publishes_in_utc(library: SqliteToolLibrary) -> None:
+    stored = library.add_or_update(art())
+    assert datetime.fromisoformat(stored.updated_at).utcoffset() == timedelta(0)
+
+
+def test_search_finds_a_skill_by_its_summary_and_by_each_of_its_tags(library: SqliteToolLibrary) -> None:
+    library.add_or_update(art("plot", summary="renders histograms", tags=["viz", "matplotlib"]))
+    for word in ("histograms", "viz", "matplotlib"):
+        assert [a.name for a in library.search(word)] == ["plot"], word
+
+
+def test_search_finds_nothing_for_words_no_skill_holds(library: SqliteToolLibrary) -> None:
+    # Neither an absent summary nor the gaps between tags index any word of their own.
+    library.add_or_update(art("plot", tags=["viz", "maps"]))
+    assert library.search("xx") == [] and library.search("xxxx") == []
+
+
+# ----- reading ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", [0, -1, True, False, "1", 1.0, None])
+def test_get_version_refuses_what_is_not_a_positive_int(library: SqliteToolLibrary, version: object) -> None:
+    library.add_or_update(art())
+    assert code_of(lambda: library.get_version("audit", version)) == "invalid_version"  # type: ignore[arg-type]
+
+
+def test_catalog_with_a_query_keeps_to_its_limit(library: SqliteToolLibrary) -> None:
+    for i in range(7):
+        library.add_or_update(art(f"chart-{i}", description="Chart things"))
+    assert len(library.catalog("chart", limit=1)) == 1
+    assert len(library.catalog("chart", limit=6)) == 6
+    assert len(library.catalog("chart", limit=50)) == 7
+
+
+def test_a_library_opened_in_one_thread_serves_calls_from_another(db_path: Path) -> None:
+    results: list[object] = []
+    with (
+        SqliteToolLibrary(db_path, namespace="research") as writer,
+        SqliteToolLibrary.open_readonly(db_path, namespace="research") as reader,
+    ):
+
+        def use() -> None:
+            try:
+                writer.add_or_update(art())
+                results.append(reader.get("audit").version)  # type: ignore[union-attr]
+            except Exception as exc:  # the assertion below names what went wrong
+                results.append(exc)
+
+        worker = threading.Thread(target=use)
+        worker.start()
+        worker.join(60)
+    assert results == [1]
+
+
+# ----- a locked database -----------------------------------------------------------------------
+
+
+def test_a_publish_while_another_writer_holds_the_lock_fails_as_storage_busy(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No waiting: a zero busy timeout makes the lock conflict immediate.
+    monkeypatch.setattr(sqlite_store, "BUSY_TIMEOUT_MS", 0)
+    with SqliteToolLibrary(db_path, namespace="research") as lib:
+        lib.add_or_update(art())
+        holder = sqlite3.connect(db_path, isolation_level=None)
+        try:
+            holder.execute("BEGIN IMMEDIATE")
+            assert code_of(lambda: lib.add_or_update(art(source="v2"))) == "storage_busy"
+            assert code_of(lambda: lib.deprecate("audit")) == "storage_busy"
+            holder.execute("ROLLBACK")
+        finally:
+            holder.close()
+        assert [a.version for a in lib.versions("audit")] == [1] and lib.get("audit").active  # type: ignore[union-attr]
+
+
+# ----- defaults and the fallback's limit --------------------------------------------------------
+
+
+def test_catalog_lists_twenty_skills_by_default(library: SqliteToolLibrary) -> None:
+    for i in range(21):
+        library.add_or_update(art(f"chart-{i:02d}", description="Chart things"))
+    assert len(library.catalog()) == 20
+    assert len(library.catalog("chart")) == 20
+
+
+def test_search_returns_five_skills_by_default(library: SqliteToolLibrary) -> None:
+    for i in range(6):
+        library.add_or_update(art(f"chart-{i}", description="Chart things"))
+    assert len(library.search("chart")) == 5
+
+
+def test_the_weighted_fallback_keeps_to_top_k(db_path: Path) -> None:
+    with NoFts(db_path, namespace="research") as lib:
+        for i in range(3):
+            lib.add_or_update(art(f"chart-{i}", description="Chart things"))
+        assert [a.name for a in lib.search("chart", top_k=2)] == ["chart-0", "chart-1"]
+
+
+# ----- the FTS index built later ---------------------------------------------------------------
+
+
+def test_a_backfilled_index_holds_the_same_tag_words_as_a_publish_writes(db_path: Path) -> None:
+    # Tags are indexed space-joined; indexing their JSON text would turn "x<TAB>y" into "x", "ty".
+    with NoFts(db_path, namespace="research") as first:
+        first.add_or_update(art("late", tags=["x\ty", 'say "hi"']))
+    with SqliteToolLibrary(db_path, namespace="research") as lib:
+        lib.add_or_update(art("early", tags=["x\ty", 'say "hi"']))
+        for word, names in (("y", ["early", "late"]), ("hi", ["early", "late"]), ("ty", []), ("t", [])):
+            assert sorted(a.name for a in lib.search(word)) == names, word
