@@ -3,8 +3,12 @@ the per-event bookkeeping (categories, steps, failures, raw kinds) and the queri
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
+import pytest
+
+import tui.store as store_module
 from qitos.trace.events import EventKind, RunEvent
 from tui.event_kinds import ERROR, LIFECYCLE, MODEL, OTHER, RETRY, TOOL
 from tui.store import ListSource, RunStore
@@ -135,6 +139,16 @@ def test_a_record_with_a_step_id_as_text_or_unusable_reads_it_as_an_event_would(
     )
     assert [s.step for s in store.steps] == [3, 0, 2**63 - 1, -(2**63) + 1]
     assert [(s.first, s.last) for s in store.steps] == [(0, 0), (1, 3), (4, 4), (5, 5)]
+
+
+def test_a_record_without_a_phase_is_an_event_without_a_kind() -> None:
+    store = fold_records({"step_id": 1})
+    assert store.unknown_kinds == {"": 1} and store.steps[0].raw == (0,)
+
+
+def test_a_record_field_of_an_empty_name_is_none_of_its_fields() -> None:
+    store = fold_records({"": "x", "phase": "OBSERVE"})
+    assert store.run_id == "" and store.steps[0].phase == "OBSERVE"
 
 
 def test_a_record_with_a_run_id_that_is_not_text_has_no_run_id() -> None:
@@ -405,3 +419,35 @@ def test_exchanges_until_a_step_before_any_exchange_is_empty() -> None:
 
 def test_exchanges_until_on_a_store_without_steps_is_empty() -> None:
     assert RunStore().exchanges_until(3, 3) == (0, [])
+
+
+def test_a_record_payload_object_is_read_by_its_kind() -> None:
+    store = fold_records({"phase": "run_end", "payload": {"status": "completed"}})
+    assert store.status == "completed"
+
+
+def test_an_event_payload_of_a_dict_subclass_is_read_as_the_dict_it_is() -> None:
+    payload = OrderedDict(status="failed")
+    store = fold(RunEvent("r", 0, EventKind.RUN_END, True, payload, None, "t"))
+    assert store.status == "failed"
+
+
+def test_a_store_folds_kinds_it_meets_for_the_first_time_and_remembers_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table: dict[str, Any] = {}
+    monkeypatch.setattr(store_module, "_KINDS_SEEN", table)
+    store = fold(ev(0, EventKind.INIT), ev(0, EventKind.TOOL_CALL), ev(0, EventKind.INIT))
+    assert store.categories == bytearray([LIFECYCLE, TOOL, LIFECYCLE])
+    assert set(table) == {"INIT", "tool_call"}
+
+
+def test_an_event_folded_past_the_end_of_earlier_ones_fills_only_the_gap() -> None:
+    store = fold(ev(0, EventKind.TOOL_CALL))
+    store.apply([ev(0, EventKind.MODEL_REQUEST)], 3)
+    assert store.categories == bytearray([TOOL, OTHER, OTHER, MODEL])
+
+
+def test_an_event_integer_step_id_is_taken_as_it_is() -> None:
+    store = fold(ev(2**64, EventKind.OBSERVE))
+    assert store.steps[0].step == 2**64

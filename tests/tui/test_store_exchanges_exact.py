@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+import tui.store as store_module
 from qitos.trace.events import EventKind, RunEvent
 from tui.store import ListSource, RunStore
 
@@ -72,7 +75,10 @@ def test_a_request_budget_is_kept_with_its_step() -> None:
     assert store.steps[0].used_units == 2500
 
 
-def test_requests_with_different_budget_categories_and_units_keep_their_own() -> None:
+def test_requests_with_different_budget_categories_and_units_keep_their_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(store_module, "_NAMES", {})  # categories and units met for the first time
     first = {"budget": {"max_units": 10, "unit": "unit-only-here-1", "used": {"cat-only-here-1": 4}}}
     second = {"budget": {"max_units": 20, "unit": "unit-only-here-2", "used": {"cat-only-here-2": 5, "x": 6}}}
     store = fold(
@@ -452,3 +458,27 @@ def test_exchanges_after_a_dropped_one_are_numbered_by_their_position() -> None:
     assert [(ex.exchange_id, ex.number) for ex in store.exchanges] == [("a", 1), ("b", 2)]
     assert store.exchanges[1].tool_calls == (3,) and store.exchanges[1].tool_results == (4,)
     assert store.exchange_by_id == {"a": 0, "b": 1}
+
+
+def test_a_dropped_decide_exchange_leaves_the_step_earlier_exchanges() -> None:
+    store = fold(
+        ev(0, EventKind.TOOL_CALL, {"call_id": "c", "tool": "t"}),
+        ev(0, EventKind.DECIDE, {"stage": "model_input"}),
+        ev(0, EventKind.MODEL_REQUEST, {"request_id": "q"}),
+    )
+    assert [ex.exchange_id for ex in store.exchanges] == ["tools@0", "q"]
+    assert store.steps[0].exchanges == (0, 1) and store.steps[0].requests == (2,)
+
+
+def test_every_upstream_model_input_of_a_step_is_one_of_its_requests() -> None:
+    store = fold(
+        ev(0, EventKind.DECIDE, {"stage": "model_input"}), ev(0, EventKind.DECIDE, {"stage": "model_input"})
+    )
+    assert store.steps[0].requests == (0, 1)
+    assert [(ex.exchange_id, ex.request) for ex in store.exchanges] == [("decide@0", 1)]
+
+
+def test_every_upstream_action_results_event_of_a_step_joins_its_exchange() -> None:
+    results = {"stage": "action_results", "tool_invocations": []}
+    store = fold(ev(0, EventKind.ACT, results), ev(0, EventKind.ACT, results))
+    assert [ex.tool_results for ex in store.exchanges] == [(0, 1)]

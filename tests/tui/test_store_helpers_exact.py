@@ -239,3 +239,10 @@ def test_latency_is_zero_when_negative_missing_or_not_a_number() -> None:
 def test_latency_is_capped_at_a_trillion_milliseconds() -> None:
     assert _latency({"latency_ms": 1e15}) == 1e12
     assert _latency({"latency_ms": 1e12}) == 1e12
+
+
+def test_an_extra_field_is_named_after_the_attribute_it_is_assigned_to() -> None:
+    class Holder:
+        extra_field = store_module._Extra()
+
+    assert Holder.__dict__["extra_field"].name == "extra_field"

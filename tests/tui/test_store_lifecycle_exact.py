@@ -209,11 +209,12 @@ def test_a_model_or_parse_error_naming_no_request_joins_the_step_latest_exchange
     store = fold(
         ev(0, EventKind.MODEL_REQUEST, {"request_id": "a"}),
         ev(0, EventKind.MODEL_REQUEST, {"request_id": "b"}),
+        ev(0, EventKind.MODEL_REQUEST, {"request_id": "c"}),
         ev(0, EventKind.ERROR, {"category": "model"}, ok=False),
         ev(0, EventKind.ERROR, {"category": "parse"}, ok=False),
         ev(0, EventKind.ERROR, {"category": "model", "details": {"request_id": "gone"}}, ok=False),
     )
-    assert [ex.errors for ex in store.exchanges] == [(), (2, 3, 4)]
+    assert [ex.errors for ex in store.exchanges] == [(), (), (3, 4, 5)]
 
 
 def test_other_errors_naming_no_request_join_no_exchange() -> None:
@@ -283,3 +284,14 @@ def test_the_run_end_token_figure_counts_when_larger_than_the_folded_one() -> No
 
 def test_a_run_end_without_a_token_figure_leaves_the_count_as_folded() -> None:
     assert fold(ev(0, EventKind.RUN_END)).total_tokens == 0
+
+
+def test_every_pause_and_resume_of_a_step_is_kept() -> None:
+    store = fold(
+        ev(1, EventKind.LIFECYCLE_PAUSE, {"policy_id": "p"}),
+        ev(1, EventKind.LIFECYCLE_RESUME),
+        ev(1, EventKind.LIFECYCLE_PAUSE, {"policy_id": "p"}),
+        ev(1, EventKind.LIFECYCLE_DECISION, {"verdict": "approved"}),
+        ev(1, EventKind.LIFECYCLE_RESUME),
+    )
+    assert store.steps[0].pauses == (0, 1, 2, 3, 4)
