@@ -505,7 +505,7 @@ class RunStore:
             step.retries += max(0, (result.attempts or 1) - 1)  # attempts that failed before the last
             if not result.ok:
                 step.ok = False
-                step.error = _shared(short(f"{result.tool or 'tool'}: {result.error}", 80))
+                step.error = _failure_line(result.tool or "tool", result.error)
 
     def _drop_decide_exchange(self, step: StepSummary) -> None:
         """Forget the DECIDE-stage exchange made just before the first model_request."""
@@ -545,7 +545,7 @@ class RunStore:
             for inv in action_results(p):
                 if inv.failed:
                     step.ok = False
-                    step.error = _shared(short(f"{inv.tool_name}: {inv.error}", 80))
+                    step.error = _failure_line(inv.tool_name, inv.error)
 
     def _on_init(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         name = init_model_name(p)
@@ -607,9 +607,7 @@ class RunStore:
             step.retries += 1
             return
         step.ok = False
-        step.error = _shared(
-            short(f"{info.category}: {info.message if info.message is not None else error}", 80)
-        )
+        step.error = _failure_line(info.category, info.message if info.message is not None else error)
         if info.category != "tool":  # a failed tool call is the agent's to handle; the run goes on
             self.failure, self.failure_step = p, step.step
 
@@ -665,6 +663,11 @@ class RunStore:
                 break
         begin = max(0, end - limit)
         return begin, self.exchanges[begin:end]
+
+
+def _failure_line(who: str, why: str | None) -> str:
+    """A step's error line: what failed and why, or only what when nothing says why (never "None")."""
+    return _shared(short(f"{who}: {why}" if why else who, 80))
 
 
 def _latency(payload: dict) -> float:
