@@ -46,6 +46,8 @@ except (OSError, AttributeError):  # not Linux, or a libc without it
 _sync_data = getattr(os, "fdatasync", os.fsync)
 
 _one_commit_by_device: dict[int, bool] = {}
+#: Where the mounts (and their filesystem types) are listed.
+MOUNTINFO = "/proc/self/mountinfo"
 
 
 def flush_data(fd: int, dir_fd: int) -> str:
@@ -72,7 +74,8 @@ def _one_commit_here(device: int) -> bool:
     known = _one_commit_by_device.get(device)
     if known is None:
         try:
-            with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+            # A mount point's name may hold any bytes; they never matter for the device field.
+            with open(MOUNTINFO, encoding="utf-8", errors="replace") as f:
                 fstype = filesystem_of(device, f.read())
         except OSError:  # no /proc: say no, and fdatasync
             fstype = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
@@ -24,15 +25,17 @@ INDEX_HEAD = (
 )
 
 OrderKey = tuple[int, str]
+_NON_SPACE = re.compile(r"\S")
 
 
 def index_line(record: MemoryRecord, filename: str) -> str:
     """One index bullet: role, step, a one-line snippet and the record's relative path."""
+    text = str(record.content).lstrip()
     # Only the head of the text matters; never copy a whole large record to make a snippet.
-    head = str(record.content).lstrip()[: INDEX_SNIPPET_CHARS + 1]
-    text = head.replace("\r", " ").replace("\n", " ").rstrip()
-    snippet = text[:INDEX_SNIPPET_CHARS] + ("…" if len(text) > INDEX_SNIPPET_CHARS else "")
-    snippet = snippet.replace("[", "(").replace("]", ")")
+    head = text[:INDEX_SNIPPET_CHARS].replace("\r", " ").replace("\n", " ").rstrip()
+    # The ellipsis says the text goes on: more than whitespace follows what the snippet shows.
+    cut = _NON_SPACE.search(text, INDEX_SNIPPET_CHARS) is not None
+    snippet = (head + "…" if cut else head).replace("[", "(").replace("]", ")")
     return f"- [{record.role} @ step {record.step_id}]({RECORDS_DIR}/{filename}) `{record.record_id}` {snippet}\n"
 
 
@@ -126,9 +129,8 @@ class IndexBook:
         if key is None:
             return False
         self._shown = None
-        at = bisect.bisect_left(self._keys, key)
-        if at < len(self._keys) and self._keys[at] == key:
-            del self._keys[at]
+        # Every key in _order is in _keys (put, reset and remove change both), so it is found.
+        del self._keys[bisect.bisect_left(self._keys, key)]
         return True
 
     def render(self, *, max_entries: int, max_chars: int) -> str:
@@ -151,7 +153,7 @@ class IndexBook:
         text = _with_tail(shown, self._shown_chars, len(self._keys), max_chars)
         # Lines scrolled out of view are dropped, so the book holds keys for all but lines for few.
         if len(self._lines) > 2 * max_entries + 64:
-            keep = {key[1] for key in self._keys[-max_entries:]}
+            keep = {key[1] for key in self._keys[len(self._keys) - max_entries :]}
             self._lines = {name: line for name, line in self._lines.items() if name in keep}
         return text
 

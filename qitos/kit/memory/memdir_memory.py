@@ -283,7 +283,7 @@ class MemdirMemory(Memory):
         self._check_records_dir(self.records_dir)
         with self._lock:
             result = self._read_one(path)
-        return _copy_record(result.parsed.record) if isinstance(result, _Cached) else None
+        return None if result is None else _copy_record(result.parsed.record)
 
     @property
     def recent_appends(self) -> list[MemoryRecord]:
@@ -336,7 +336,7 @@ class MemdirMemory(Memory):
     def _load_index_line(self, name: str) -> str | None:
         """The index line of one local record read back from its file, or None if gone or malformed."""
         result = self._read_one(os.path.join(self.records_dir, name))
-        return index_line(result.parsed.record, name) if isinstance(result, _Cached) else None
+        return None if result is None else index_line(result.parsed.record, name)
 
     def _write_index(self, *, sweep: bool = False) -> None:
         """Rewrite the index from the book; sweep abandoned temp files on the first write."""
@@ -363,7 +363,7 @@ class MemdirMemory(Memory):
             st = os.lstat(self.root)
         except FileNotFoundError as exc:
             raise MemoryResourceError(f"memory root is missing: {self.root}") from exc
-        if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        if not stat.S_ISDIR(st.st_mode):  # an lstat: a symlink is not a directory
             raise MemoryResourceError(f"memory root is not a real directory: {self.root}")
         return self._root_open.fd(st)
 
@@ -371,9 +371,9 @@ class MemdirMemory(Memory):
         """Refuse to work through a records/ that is gone, replaced by a file, or a symlink."""
         try:
             st = os.lstat(records_dir)
-        except FileNotFoundError as exc:
+        except (FileNotFoundError, NotADirectoryError) as exc:  # NotADirectory: the root became a file
             raise MemoryResourceError(f"memory records directory is missing: {records_dir}") from exc
-        if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        if not stat.S_ISDIR(st.st_mode):  # an lstat: a symlink is not a directory
             raise MemoryResourceError(f"memory records path is not a real directory: {records_dir}")
         return st
 
@@ -432,7 +432,7 @@ class MemdirMemory(Memory):
                 ):
                     found.append(cached)
                     continue
-                result = self._parse(path, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+                result = self._parse(path)
                 if isinstance(result, _Cached):
                     found.append(result)
                 elif result is not None:
@@ -446,17 +446,18 @@ class MemdirMemory(Memory):
         found.sort(key=_ORDER)
         return found, rejected
 
-    def _read_one(self, path: str) -> _Cached | str | None:
-        """One record file read fresh (get): a parse, a rejection reason, or None if absent."""
+    def _read_one(self, path: str) -> _Cached | None:
+        """One record file read fresh (get): its parse, or None if absent, not a regular file or malformed."""
         try:
             st = os.lstat(path)
         except FileNotFoundError:
             return None
-        if not stat.S_ISREG(st.st_mode):
-            return "symlink (never followed)" if stat.S_ISLNK(st.st_mode) else "not a regular file"
-        return self._parse(path, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+        if not stat.S_ISREG(st.st_mode):  # never open a symlink, a directory or a FIFO
+            return None
+        result = self._parse(path)
+        return result if isinstance(result, _Cached) else None
 
-    def _parse(self, path: str, signature: tuple[int, int, int, int]) -> _Cached | str | None:
+    def _parse(self, path: str) -> _Cached | str | None:
         """Parse one file and cache a valid result; returns the parse, a rejection reason, or None."""
         parsed_at = time.time_ns()
         self._cache.pop(path, None)
