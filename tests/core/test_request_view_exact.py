@@ -780,3 +780,8 @@ def test_budget_and_history_omissions_are_reported_together_in_log_order() -> No
     assert s.omitted_exchange_ids == ("ex-000001", "ex-000002")
     assert made.compaction_receipts[0].input_exchange_ids == ("ex-000001",)
     assert s.selected_exchange_ids == ("ex-000003", "ex-000004", "ex-000005")
+
+
+def test_a_compaction_policy_without_an_id_is_provenance_none_not_an_error() -> None:
+    made = build(compaction_policy=Spy(lambda **kw: None, policy_id=None))
+    assert made.provenance["compaction_policy"] is None
