@@ -18,29 +18,38 @@ POLL = 0.005  # seconds between looks: short next to what is waited for
 
 
 async def wait_until(
-    predicate: Callable[[], object], *, timeout: float = TIMEOUT, what: str = "condition"
+    predicate: Callable[[], object],
+    *,
+    timeout: float = TIMEOUT,
+    what: str = "condition",
+    poll: float = POLL,
 ) -> float:
     """Yield to the event loop (an app under test runs on it) until ``predicate()`` is true;
-    return the seconds waited, or fail naming ``what`` after ``timeout``."""
+    return the seconds waited, or fail naming ``what`` after ``timeout``. ``poll`` is the pause
+    between looks: longer for a predicate that is costly to ask (a process, a request)."""
     loop = asyncio.get_running_loop()
     start = loop.time()
     while not predicate():
         if loop.time() - start > timeout:
             raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        await asyncio.sleep(POLL)
+        await asyncio.sleep(poll)
     return loop.time() - start
 
 
 def block_until(
-    predicate: Callable[[], object], *, timeout: float = TIMEOUT, what: str = "condition"
+    predicate: Callable[[], object],
+    *,
+    timeout: float = TIMEOUT,
+    what: str = "condition",
+    poll: float = POLL,
 ) -> float:
     """Block this thread until ``predicate()`` is true; return the seconds waited, or fail naming
-    ``what`` after ``timeout``."""
+    ``what`` after ``timeout``. ``poll`` is the pause between looks, as for wait_until."""
     start = time.monotonic()
     while not predicate():
         if time.monotonic() - start > timeout:
             raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(POLL)
+        time.sleep(poll)
     return time.monotonic() - start
 
 

@@ -216,6 +216,33 @@ def test_a_view_built_with_defaults_reports_them() -> None:
     assert made.context_budget == ContextBudget()
 
 
+def test_a_request_id_is_the_digest_of_its_builder_v1_identity_document() -> None:
+    # The id is written into every trace: the same request must keep the same id across versions of
+    # this builder, so the document it is the digest of is fixed, key by key.
+    contribution = ContextContribution("c", "s", "v")
+    receipt = CompactionReceipt("old", ("ex-000001",), "0" * 64, "p")
+    budget = ContextBudget(10_000)
+    made = build(
+        target=RequestTarget("m"),
+        instructions=[{"role": "system", "content": "x"}],
+        tool_schemas=[{"name": "t"}],
+        context_contributions=[contribution],
+        compaction_receipts=[receipt],
+        context_budget=budget,
+    )
+    identity = {
+        "target": RequestTarget("m").to_dict(),
+        "source_log_digest": made.source_log_digest,
+        "selected_digest": made.selected_digest,
+        "instructions": list(made.instructions_json),
+        "tools": list(made.tool_schemas_json),
+        "context": [contribution.digest + ":c"],
+        "receipts": ["old"],
+        "budget": budget.to_dict(),
+    }
+    assert made.request_id == "request_" + sha(canonical_json(identity))[:24]
+
+
 def test_request_ids_are_deterministic_and_change_with_every_input_that_shapes_the_request() -> None:
     base = {"context_budget": ContextBudget(10_000)}
     same = build(**base).request_id
@@ -753,3 +780,8 @@ def test_budget_and_history_omissions_are_reported_together_in_log_order() -> No
     assert s.omitted_exchange_ids == ("ex-000001", "ex-000002")
     assert made.compaction_receipts[0].input_exchange_ids == ("ex-000001",)
     assert s.selected_exchange_ids == ("ex-000003", "ex-000004", "ex-000005")
+
+
+def test_a_compaction_policy_without_an_id_is_provenance_none_not_an_error() -> None:
+    made = build(compaction_policy=Spy(lambda **kw: None, policy_id=None))
+    assert made.provenance["compaction_policy"] is None

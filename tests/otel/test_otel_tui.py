@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import socket
-import time
 from pathlib import Path
 
 import pytest
+from waits import wait_until
 
 from tui import screenshots
 from tui.app import make_app
@@ -35,13 +35,10 @@ async def test_status_bar_shows_spans_lost_to_a_dead_collector(tmp_path: Path) -
         await screenshots.settle(pilot)
         screen = app.screen
         assert isinstance(screen, RunScreen) and screen.store.display_status == "finished"
-        deadline = time.monotonic() + 20
-        bar = ""
-        while time.monotonic() < deadline:
-            bar = screen.query_one(StatusBar).content().plain
-            if "LOST" in bar:
-                break
-            await pilot.pause(0.1)
+        await wait_until(
+            lambda: "LOST" in screen.query_one(StatusBar).content().plain, what="the lost spans on the bar"
+        )
+        bar = screen.query_one(StatusBar).content().plain
         assert "LOST" in bar and "spans not delivered to http://127.0.0.1" in bar
     stats = export.close(timeout=1)
     assert stats.spans_lost > 0

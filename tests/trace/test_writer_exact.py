@@ -9,7 +9,9 @@ person can read, a run id that is one plain directory name), not the mutant.
 from __future__ import annotations
 
 import json
+import locale
 import shutil
+import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -105,6 +107,38 @@ def test_a_new_manifest_is_indented_json_with_an_empty_summary(writer: TraceWrit
         '  "model_id": "m"\n'
         "}\n"
     )
+
+
+@pytest.fixture
+def ascii_locale() -> Iterator[None]:
+    """The C locale for text files opened without an encoding (ASCII: no UTF-8 mode), restored after."""
+    if sys.flags.utf8_mode:
+        pytest.skip("UTF-8 mode makes every default encoding UTF-8: no other locale can be tried")
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        assert locale.getpreferredencoding(False) != "UTF-8"  # the trial below means something
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+
+
+def test_a_run_is_written_and_continued_as_utf8_whatever_the_locale(
+    tmp_path: Path, ascii_locale: None
+) -> None:
+    text = "café ☕"
+    with TraceWriter(tmp_path, run_id="r", clock=fixed_clock, redactor=Redactor(env={})) as w:
+        w.update_manifest(task=text)
+        w.write_event(RunEvent("r", 0, "ACT", payload={"note": text}))
+        w.write_step({"step_id": 0, "note": text})
+    # A resumed run in a process whose locale is not UTF-8 still reads the manifest it continues.
+    with TraceWriter(tmp_path, run_id="r", clock=fixed_clock, redactor=Redactor(env={})) as again:
+        assert again.manifest["task"] == text
+    run_dir = tmp_path / "r"
+    assert json.loads((run_dir / "manifest.json").read_bytes().decode("utf-8"))["task"] == text
+    for name in ("events.jsonl", "steps.jsonl"):
+        [line] = (run_dir / name).read_bytes().decode("utf-8").splitlines()
+        assert text in line, name
 
 
 def test_a_lone_surrogate_is_written_as_an_escape_in_the_manifest_and_the_steps(writer: TraceWriter) -> None:

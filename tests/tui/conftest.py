@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from waits import wait_until
 
 from tui import screenshots
 from tui.live import LiveRun
@@ -71,16 +71,16 @@ async def _shown_whole(pilot: Any, timeout: float = 30.0) -> None:
 
     await pilot.app.workers.wait_for_complete()
     screen = pilot.app.screen
-    deadline = time.monotonic() + timeout
-    while (
-        screen.reader is None
-        or screen.store.event_count < len(screen.reader)
-        or screen.fold_progress
-        or screen.query_one(StepList).virtual_size.height != len(screen.store.steps)
-    ):
-        if time.monotonic() > deadline:
-            raise RuntimeError("the replay was not folded and shown in time")
-        await pilot.pause(0.02)
+    await wait_until(
+        lambda: (
+            screen.reader is not None
+            and screen.store.event_count >= len(screen.reader)
+            and not screen.fold_progress
+            and screen.query_one(StepList).virtual_size.height == len(screen.store.steps)
+        ),
+        timeout=timeout,
+        what="the replay to be folded and shown",
+    )
     await pilot.pause()
 
 

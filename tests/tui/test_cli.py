@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from waits import wait_until
 
 from tui.app import make_app
 from tui.cli import main
@@ -107,22 +108,15 @@ def test_the_demo_leaves_no_sqlite_side_files_after_the_app_exits(
     (no skills.db-wal / -shm), and it holds both versions."""
     import asyncio
     import sqlite3
-    import time
 
     monkeypatch.chdir(tmp_path)
     seen: list[list[str]] = []
 
-    async def until(pilot, check) -> None:  # type: ignore[no-untyped-def]
-        deadline = time.monotonic() + 30
-        while not check():
-            assert time.monotonic() < deadline
-            await pilot.pause(0.05)
-
     async def drive(app) -> int:  # type: ignore[no-untyped-def]
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: app.screen.store.display_status == "paused")
+            await wait_until(lambda: app.screen.store.display_status == "paused", what="the demo's pause")
             await pilot.press("r")
-            await until(pilot, lambda: app.screen.store.display_status == "finished")
+            await wait_until(lambda: app.screen.store.display_status == "finished", what="the demo's end")
             seen.append(sorted(p.name for p in (tmp_path / ".qitos").iterdir()))
             await pilot.press("q")
             await pilot.pause()

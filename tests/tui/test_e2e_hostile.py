@@ -12,13 +12,13 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hostile import hostile_memory_root, hostile_run, hostile_skills_db
+from waits import block_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -72,13 +72,18 @@ class Tmux:
 
     def wait_for(self, text: str, timeout: float = 40.0) -> str:
         """Wait until ``text`` is on screen; fail with the screen when it never shows."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            time.sleep(0.1)
-        raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen()}")
+        seen = [""]
+
+        def shows() -> bool:
+            seen[0] = self.screen()
+            return text in seen[0]
+
+        try:
+            # Each look starts a tmux client: a tenth of a second apart keeps it cheap.
+            block_until(shows, timeout=timeout, what=f"{text!r} on screen", poll=0.1)
+        except AssertionError:
+            raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen()}") from None
+        return seen[0]
 
     def title(self) -> str:
         """The pane's title as tmux holds it (what OSC 0/2 would change)."""

@@ -6,12 +6,12 @@ import json
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from waits import block_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -51,13 +51,18 @@ class Terminal:
 
     def wait_for(self, text: str, timeout: float = 40.0) -> str:
         """Wait until ``text`` is on screen; fail with the screen when it never shows."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            time.sleep(0.1)
-        raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen()}")
+        seen = [""]
+
+        def shows() -> bool:
+            seen[0] = self.screen()
+            return text in seen[0]
+
+        try:
+            # Each look starts a tmux client: a tenth of a second apart keeps it cheap.
+            block_until(shows, timeout=timeout, what=f"{text!r} on screen", poll=0.1)
+        except AssertionError:
+            raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen()}") from None
+        return seen[0]
 
     def close(self) -> None:
         """Kill the session."""

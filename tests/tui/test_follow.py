@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from waits import wait_until
 
 from qitos.trace.events import STATUS_INTERRUPTED
 from qitos.trace.reader import TraceReader
@@ -70,19 +71,11 @@ def _writer(
         proc.wait()
 
 
-async def _wait_for(pilot: object, check: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {WAIT} s waiting for {what}")
-        await pilot.pause(0.02)  # type: ignore[attr-defined]
-
-
-async def _following(pilot: object, app: object) -> RunScreen:
+async def _following(app: object) -> RunScreen:
     """The replay's RunScreen, once it follows the trace."""
     screen = app.screen  # type: ignore[attr-defined]
     assert isinstance(screen, RunScreen)
-    await _wait_for(pilot, lambda: screen.following, "the replay to start following")
+    await wait_until(lambda: screen.following, what="the replay to start following")
     return screen
 
 
@@ -94,8 +87,8 @@ async def test_replay_follows_a_run_written_by_another_process_to_its_final_stat
     with _writer(tmp_path, "followed", delay=0.03) as proc:
         # No --follow: the run is "running" and its writer alive, so the replay follows by itself.
         app = make_app(replay=tmp_path / "followed")
-        async with app.run_test(size=(120, 30)) as pilot:
-            screen = await _following(pilot, app)
+        async with app.run_test(size=(120, 30)):
+            screen = await _following(app)
             store = screen.store
             assert len(store.steps) == HEAD_STEPS
             assert store.display_status == "live"
@@ -105,11 +98,11 @@ async def test_replay_follows_a_run_written_by_another_process_to_its_final_stat
             proc.stdin.write("go\n")
             proc.stdin.flush()
             # The steps appear while the other process is still writing them.
-            await _wait_for(pilot, lambda: len(store.steps) > HEAD_STEPS, "a step written after opening")
+            await wait_until(lambda: len(store.steps) > HEAD_STEPS, what="a step written after opening")
             seen_live = len(store.steps)
             assert seen_live < STEPS and proc.poll() is None and "live (following)" in _header(app)
 
-            await _wait_for(pilot, lambda: not screen.following, "following to stop")
+            await wait_until(lambda: not screen.following, what="following to stop")
             assert proc.wait(timeout=WAIT) == 0
             assert store.declared_status == "completed" and store.display_status == "finished"
             assert len(store.steps) == STEPS and store.event_count == len(TraceReader(tmp_path / "followed"))
@@ -124,7 +117,7 @@ async def test_quitting_while_following_stops_the_watch_promptly(tmp_path: Path)
     with _writer(tmp_path, "quit", delay=0.0) as proc:
         app = make_app(replay=tmp_path / "quit")
         async with app.run_test(size=(120, 30)) as pilot:
-            await _following(pilot, app)
+            await _following(app)
             await pilot.press("q")
         # The writer never finished, yet the watch did not hold the app open: it quit cleanly
         # (how fast is a benchmark's question, not this test's).
@@ -133,10 +126,10 @@ async def test_quitting_while_following_stops_the_watch_promptly(tmp_path: Path)
 
 async def test_follow_flag_on_a_finished_run_stops_at_once(synthetic_run: Path) -> None:
     app = make_app(replay=synthetic_run, follow=True)
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with app.run_test(size=(120, 30)):
         screen = app.screen
         assert isinstance(screen, RunScreen) and screen.follow_writes
-        await _wait_for(pilot, lambda: screen.follow_result is not None, "following to end")
+        await wait_until(lambda: screen.follow_result is not None, what="following to end")
         # The follow ran (asked for) and ended by itself: the manifest already says completed.
         assert screen.follow_result == "completed"
         assert not [w for w in screen.workers if w.group == "follow" and not w.is_finished]
@@ -150,14 +143,13 @@ async def test_finished_run_without_the_flag_is_not_followed(synthetic_run: Path
         screen = app.screen
         assert isinstance(screen, RunScreen)
         await pilot.app.workers.wait_for_complete()
-        await _wait_for(
-            pilot,
+        await wait_until(
             lambda: (
                 screen.reader is not None
                 and screen.store.event_count == len(screen.reader)
                 and not screen.fold_progress
             ),
-            "the trace to be indexed and folded",
+            what="the trace to be indexed and folded",
         )
         # Whether to follow is decided right there, in one go: a follow, had it started, would have
         # set `following` already (and `follow_result` once it ended, see the test above).
@@ -255,10 +247,7 @@ async def test_follow_goes_on_through_pause_and_resume_to_the_end(tmp_path: Path
         proc.stdin.write("go\n")
         proc.stdin.flush()
         assert await asyncio.to_thread(proc.stdout.readline) == "paused\n"
-        deadline = time.monotonic() + WAIT
-        while "paused" not in statuses:
-            assert time.monotonic() < deadline, f"the follower never saw the pause: {statuses}"
-            await asyncio.sleep(0.02)
+        await wait_until(lambda: "paused" in statuses, what="the follower to see the pause")
         assert not task.done()  # still following while paused
         proc.stdin.write("go\n")
         proc.stdin.flush()
@@ -286,11 +275,11 @@ async def test_the_replay_follows_a_pause_without_offering_to_resume_it(tmp_path
     try:
         assert proc.stdout.readline() == "ready\n"
         app = make_app(replay=tmp_path / "paused_run")
-        async with app.run_test(size=(120, 30)) as pilot:
-            screen = await _following(pilot, app)
+        async with app.run_test(size=(120, 30)):
+            screen = await _following(app)
             proc.stdin.write("go\n")
             proc.stdin.flush()
-            await _wait_for(pilot, lambda: screen.store.display_status == "paused", "the pause")
+            await wait_until(lambda: screen.store.display_status == "paused", what="the pause")
             assert "● paused (following)" in _header(app)
             bar = screen.query_one(StatusBar).content().plain
             assert (
@@ -302,7 +291,7 @@ async def test_the_replay_follows_a_pause_without_offering_to_resume_it(tmp_path
             assert screen.following
             proc.stdin.write("go\n")
             proc.stdin.flush()
-            await _wait_for(pilot, lambda: not screen.following, "following to end")
+            await wait_until(lambda: not screen.following, what="following to end")
             assert screen.follow_result == "completed" and "● finished" in _header(app)
     finally:
         proc.kill()

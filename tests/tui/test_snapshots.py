@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from waits import block_until
 
 from tui import screenshots
 from tui.app import make_app
@@ -24,10 +24,10 @@ def release_once_stopped(app, gate: threading.Event, timeout: float = 120.0) -> 
     assert app.is_running, "the app is not running yet: the gate would open before the screenshot"
 
     def watch() -> None:
-        deadline = time.monotonic() + timeout
-        while app.is_running and time.monotonic() < deadline:
-            time.sleep(0.01)  # polling the condition, not hoping a delay is long enough
-        gate.set()
+        try:
+            block_until(lambda: not app.is_running, timeout=timeout, what="the app to stop")
+        finally:
+            gate.set()  # even after a timeout: a run still held would keep the loop from closing
 
     threading.Thread(target=watch, name="release-held-model", daemon=True).start()
 
