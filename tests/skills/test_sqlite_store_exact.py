@@ -296,3 +296,29 @@ def test_a_backfilled_index_holds_the_same_tag_words_as_a_publish_writes(db_path
         lib.add_or_update(art("early", tags=["x\ty", 'say "hi"']))
         for word, names in (("y", ["early", "late"]), ("hi", ["early", "late"]), ("ty", []), ("t", [])):
             assert sorted(a.name for a in lib.search(word)) == names, word
+
+
+def test_a_republished_skill_is_found_by_its_new_words_among_others(db_path: Path) -> None:
+    # The index row of a skill is keyed by its skills rowid: a new version must replace it under
+    # that key, or its words would point at no skill (or at another one).
+    with SqliteToolLibrary(db_path, namespace="research") as lib:
+        lib.add_or_update(art("alpha", description="Check evidence"))
+        lib.add_or_update(art("beta", description="Weigh sources"))
+        lib.add_or_update(art("alpha", description="Check zebra evidence"), expected_version=1)
+        lib.add_or_update(art("gamma", description="Count stripes"))
+        assert [a.name for a in lib.search("zebra")] == ["alpha"]
+        assert [a.name for a in lib.search("stripes")] == ["gamma"]
+
+
+def test_a_backfilled_index_finds_each_skill_in_a_file_whose_skill_rows_have_gaps(db_path: Path) -> None:
+    # Index rows take the skills rowid, whatever rowids the skills table has (here with a gap).
+    with NoFts(db_path, namespace="research") as first:
+        first.add_or_update(art("first", description="Check evidence"))
+        first.add_or_update(art("second", description="Weigh sources"))
+        first.add_or_update(art("third", description="Count stripes"))
+    with sqlite3.connect(db_path) as conn:  # the second skill's row removed by hand (its versions stay)
+        conn.execute("DELETE FROM skills WHERE name = 'second'")
+    conn.close()
+    with SqliteToolLibrary(db_path, namespace="research") as lib:
+        assert [a.name for a in lib.search("stripes")] == ["third"]
+        assert [a.name for a in lib.search("evidence")] == ["first"]
