@@ -1,4 +1,5 @@
-"""Fixtures for skill-library tests: every library kind (``backend``, ``lib``), SQLite, run events."""
+"""Fixtures for skill-library tests: every library kind (``backend``, ``lib``), SQLite, PostgreSQL
+(``dsn``, ``pg``), run events."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 import pytest
 from skill_backends import KINDS, Backend, make_backend
 
+from qitos.kit.tool.library.postgres_store import PostgresToolLibrary  # psycopg is imported only if present
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 from qitos.trace import sink
 
@@ -24,6 +26,19 @@ def lib(backend: Backend) -> Iterator[Any]:
     """An open library of the backend in namespace 'research', closed after the test."""
     with backend.open("research") as opened:
         yield opened
+
+
+@pytest.fixture
+def dsn(postgres_server: Any) -> str:
+    """A URL whose tables land in a fresh schema of the session's server."""
+    return postgres_server.fresh_schema()
+
+
+@pytest.fixture
+def pg(dsn: str) -> Iterator[PostgresToolLibrary]:
+    """A writable PostgreSQL library in namespace 'research', closed after the test."""
+    with PostgresToolLibrary(dsn, namespace="research") as lib:
+        yield lib
 
 
 @pytest.fixture

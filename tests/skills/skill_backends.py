@@ -1,4 +1,5 @@
-"""Each skill-library kind behind one factory, for the contract suite and the concurrency tests."""
+"""Each skill-library kind behind one factory, for the contract suite and the concurrency tests, and
+the artifact and error helpers the skills tests share."""
 
 from __future__ import annotations
 
@@ -8,12 +9,27 @@ from typing import Any
 
 import pytest
 
-from qitos.kit.tool.library.base import BaseToolLibrary, InMemoryToolLibrary
+from qitos.kit.tool.library.base import BaseToolLibrary, InMemoryToolLibrary, ToolArtifact
+from qitos.kit.tool.library.errors import ToolLibraryError
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
 
-__all__ = ["KINDS", "Backend", "make_backend", "open_library"]
+__all__ = ["KINDS", "Backend", "art", "code_of", "make_backend", "open_library"]
 
 KINDS = ["memory", "sqlite", "postgres"]
+
+
+def art(name: str = "audit", **kw: object) -> ToolArtifact:
+    """A valid artifact with overridable fields."""
+    fields: dict[str, object] = {"description": "Check evidence", "source": "Read, calculate, verify."}
+    fields.update(kw)
+    return ToolArtifact(name=name, **fields)  # type: ignore[arg-type]
+
+
+def code_of(call: Any) -> str:
+    """The ToolLibraryError code ``call()`` raises (fails the test if it raises nothing)."""
+    with pytest.raises(ToolLibraryError) as err:
+        call()
+    return err.value.code
 
 
 def open_library(kind: str, target: str, namespace: str) -> BaseToolLibrary:

@@ -6,28 +6,15 @@ ranked search that skips deprecated skills, namespaces, events, closing, and sch
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from skill_backends import Backend
+from skill_backends import Backend, art, code_of
 
 from qitos.kit.tool.library.base import BaseToolLibrary, ToolArtifact
 from qitos.kit.tool.library.errors import ToolLibraryError
-
-
-def art(name: str = "audit", **kw: object) -> ToolArtifact:
-    """A valid artifact with overridable fields."""
-    fields: dict[str, object] = {"description": "Check evidence", "source": "Read, calculate, verify."}
-    fields.update(kw)
-    return ToolArtifact(name=name, **fields)  # type: ignore[arg-type]
-
-
-def code_of(call: Any) -> str:
-    """The ToolLibraryError code ``call()`` raises (fails the test if it raises nothing)."""
-    with pytest.raises(ToolLibraryError) as err:
-        call()
-    return err.value.code
 
 
 def test_documented_example(backend: Backend) -> None:
@@ -277,3 +264,76 @@ def test_names_order_as_bytes(lib: Any) -> None:
     expected = ["B", "Zed", "a-b", "a_b", "alpha", "beta"]
     assert [s["name"] for s in lib.skills()] == expected
     assert [c["name"] for c in lib.catalog(limit=50)] == expected
+
+
+# ----- exact figures every kind shares (publish, clock, search words, limits, version arguments) --
+
+
+def test_publish_returns_exactly_what_get_reads_back(lib: Any) -> None:
+    lib.clock = lambda: "2026-03-04T05:06:07+00:00"
+    stored = lib.add_or_update(
+        art(
+            summary="short",
+            tags=["one", "two"],
+            metadata={"provenance": {"run": "r1"}},
+            created_at="2025-01-01T00:00:00+00:00",
+            active=False,
+        )
+    )
+    assert stored == ToolArtifact(
+        name="audit",
+        description="Check evidence",
+        source="Read, calculate, verify.",
+        summary="short",
+        tags=["one", "two"],
+        version=1,
+        created_at="2025-01-01T00:00:00+00:00",
+        updated_at="2026-03-04T05:06:07+00:00",
+        metadata={"provenance": {"run": "r1"}},
+        active=False,
+    )
+    assert lib.get("audit") == stored
+
+
+def test_the_default_clock_stamps_publishes_in_utc(lib: Any) -> None:
+    stored = lib.add_or_update(art())
+    assert datetime.fromisoformat(stored.updated_at).utcoffset() == timedelta(0)
+
+
+def test_search_finds_a_skill_by_its_summary_and_by_each_of_its_tags(lib: Any) -> None:
+    lib.add_or_update(art("plot", summary="renders histograms", tags=["viz", "matplotlib"]))
+    for word in ("histograms", "viz", "matplotlib"):
+        assert [a.name for a in lib.search(word)] == ["plot"], word
+
+
+def test_search_finds_nothing_for_words_no_skill_holds(lib: Any) -> None:
+    # Neither an absent summary nor the gaps between tags index any word of their own.
+    lib.add_or_update(art("plot", tags=["viz", "maps"]))
+    assert lib.search("xx") == [] and lib.search("xxxx") == []
+
+
+@pytest.mark.parametrize("version", [0, -1, True, False, "1", 1.0, None])
+def test_get_version_refuses_what_is_not_a_positive_int(lib: Any, version: object) -> None:
+    lib.add_or_update(art())
+    assert code_of(lambda: lib.get_version("audit", version)) == "invalid_version"  # type: ignore[arg-type]
+
+
+def test_catalog_lists_twenty_skills_by_default(lib: Any) -> None:
+    for i in range(21):
+        lib.add_or_update(art(f"chart-{i:02d}", description="Chart things"))
+    assert len(lib.catalog()) == 20
+    assert len(lib.catalog("chart")) == 20
+
+
+def test_catalog_with_a_query_keeps_to_its_limit(lib: Any) -> None:
+    for i in range(7):
+        lib.add_or_update(art(f"chart-{i}", description="Chart things"))
+    assert len(lib.catalog("chart", limit=1)) == 1
+    assert len(lib.catalog("chart", limit=6)) == 6
+    assert len(lib.catalog("chart", limit=50)) == 7
+
+
+def test_search_returns_five_skills_by_default(lib: Any) -> None:
+    for i in range(6):
+        lib.add_or_update(art(f"chart-{i}", description="Chart things"))
+    assert len(lib.search("chart")) == 5

@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import multiprocessing
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from skill_backends import art
 
-from qitos.kit.tool.library.base import ToolArtifact
 from qitos.kit.tool.library.errors import ToolLibraryError
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (the `postgres` extra)")
@@ -22,26 +21,6 @@ from qitos.kit.tool.library.postgres_store import (  # noqa: E402
     PostgresToolLibrary,
     is_postgres_url,
 )
-
-
-@pytest.fixture
-def dsn(postgres_server: Any) -> str:
-    """A URL whose tables land in a fresh schema of the session's server."""
-    return postgres_server.fresh_schema()
-
-
-@pytest.fixture
-def pg(dsn: str) -> Iterator[PostgresToolLibrary]:
-    """A writable library in namespace 'research'."""
-    with PostgresToolLibrary(dsn, namespace="research") as lib:
-        yield lib
-
-
-def art(name: str = "audit", **kw: object) -> ToolArtifact:
-    """A valid artifact with overridable fields."""
-    fields: dict[str, object] = {"description": "Check evidence", "source": "Read, calculate, verify."}
-    fields.update(kw)
-    return ToolArtifact(name=name, **fields)  # type: ignore[arg-type]
 
 
 def test_the_server_refuses_to_rewrite_a_version(pg: PostgresToolLibrary, dsn: str) -> None:

@@ -9,15 +9,13 @@ failure, a version taken behind the library's back, a session that refuses SQL.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
 import pytest
+from skill_backends import art, code_of
 from waits import block_until
 
-from qitos.kit.tool.library.base import ToolArtifact
 from qitos.kit.tool.library.errors import ToolLibraryError
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (the `postgres` extra)")
@@ -26,33 +24,6 @@ from qitos.kit.tool.library import postgres_store  # noqa: E402
 from qitos.kit.tool.library.postgres_store import PostgresToolLibrary  # noqa: E402
 
 _COUNTER = iter(range(1, 1_000_000))
-
-
-def art(name: str = "audit", **kw: object) -> ToolArtifact:
-    """A valid artifact with overridable fields."""
-    fields: dict[str, object] = {"description": "Check evidence", "source": "Read, calculate, verify."}
-    fields.update(kw)
-    return ToolArtifact(name=name, **fields)  # type: ignore[arg-type]
-
-
-def code_of(call: Any) -> str:
-    """The ToolLibraryError code ``call()`` raises (fails the test if it raises nothing)."""
-    with pytest.raises(ToolLibraryError) as err:
-        call()
-    return err.value.code
-
-
-@pytest.fixture
-def dsn(postgres_server: Any) -> str:
-    """A URL whose tables land in a fresh schema of the session's server."""
-    return postgres_server.fresh_schema()
-
-
-@pytest.fixture
-def pg(dsn: str) -> Iterator[PostgresToolLibrary]:
-    """A writable library in namespace 'research'."""
-    with PostgresToolLibrary(dsn, namespace="research") as lib:
-        yield lib
 
 
 def admin(dsn: str) -> Any:
@@ -162,49 +133,6 @@ def test_a_library_whose_stamp_row_was_removed_is_refused(pg: PostgresToolLibrar
 # ----- publishing ------------------------------------------------------------------------------
 
 
-def test_publish_returns_exactly_what_get_reads_back(pg: PostgresToolLibrary) -> None:
-    pg.clock = lambda: "2026-03-04T05:06:07+00:00"
-    stored = pg.add_or_update(
-        art(
-            summary="short",
-            tags=["one", "two"],
-            metadata={"provenance": {"run": "r1"}},
-            created_at="2025-01-01T00:00:00+00:00",
-            active=False,
-        )
-    )
-    assert stored == ToolArtifact(
-        name="audit",
-        description="Check evidence",
-        source="Read, calculate, verify.",
-        summary="short",
-        tags=["one", "two"],
-        version=1,
-        created_at="2025-01-01T00:00:00+00:00",
-        updated_at="2026-03-04T05:06:07+00:00",
-        metadata={"provenance": {"run": "r1"}},
-        active=False,
-    )
-    assert pg.get("audit") == stored
-
-
-def test_the_default_clock_stamps_publishes_in_utc(pg: PostgresToolLibrary) -> None:
-    stored = pg.add_or_update(art())
-    assert datetime.fromisoformat(stored.updated_at).utcoffset() == timedelta(0)
-
-
-def test_search_finds_a_skill_by_its_summary_and_by_each_of_its_tags(pg: PostgresToolLibrary) -> None:
-    pg.add_or_update(art("plot", summary="renders histograms", tags=["viz", "matplotlib"]))
-    for word in ("histograms", "viz", "matplotlib"):
-        assert [a.name for a in pg.search(word)] == ["plot"], word
-
-
-def test_search_finds_nothing_for_words_no_skill_holds(pg: PostgresToolLibrary) -> None:
-    # Neither an absent summary nor the gaps between tags index any word of their own.
-    pg.add_or_update(art("plot", tags=["viz", "maps"]))
-    assert pg.search("xx") == [] and pg.search("xxxx") == []
-
-
 def test_a_version_taken_behind_the_librarys_back_refuses_the_publish(
     pg: PostgresToolLibrary, dsn: str
 ) -> None:
@@ -222,12 +150,6 @@ def test_a_version_taken_behind_the_librarys_back_refuses_the_publish(
 # ----- reading ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", [0, -1, True, False, "1", 1.0, None])
-def test_get_version_refuses_what_is_not_a_positive_int(pg: PostgresToolLibrary, version: object) -> None:
-    pg.add_or_update(art())
-    assert code_of(lambda: pg.get_version("audit", version)) == "invalid_version"  # type: ignore[arg-type]
-
-
 def test_get_version_reaches_the_largest_version_the_column_holds(pg: PostgresToolLibrary, dsn: str) -> None:
     top = 2**31 - 1
     pg.add_or_update(art())
@@ -239,14 +161,6 @@ def test_get_version_reaches_the_largest_version_the_column_holds(pg: PostgresTo
         )
     assert pg.get_version("audit", top).source == "top"  # type: ignore[union-attr]
     assert pg.get_version("audit", top + 1) is None and pg.get_version("audit", 2**70) is None
-
-
-def test_catalog_with_a_query_keeps_to_its_limit(pg: PostgresToolLibrary) -> None:
-    for i in range(7):
-        pg.add_or_update(art(f"chart-{i}", description="Chart things"))
-    assert len(pg.catalog("chart", limit=1)) == 1
-    assert len(pg.catalog("chart", limit=6)) == 6
-    assert len(pg.catalog("chart", limit=50)) == 7
 
 
 # ----- server failures -------------------------------------------------------------------------
@@ -298,16 +212,3 @@ def test_a_publish_that_loses_a_serialization_race_fails_as_storage_busy(postgre
         worker.join(60)
         assert outcome == ["storage_busy"]
         assert [a.version for a in lib.versions("audit")] == [1]
-
-
-def test_catalog_lists_twenty_skills_by_default(pg: PostgresToolLibrary) -> None:
-    for i in range(21):
-        pg.add_or_update(art(f"chart-{i:02d}", description="Chart things"))
-    assert len(pg.catalog()) == 20
-    assert len(pg.catalog("chart")) == 20
-
-
-def test_search_returns_five_skills_by_default(pg: PostgresToolLibrary) -> None:
-    for i in range(6):
-        pg.add_or_update(art(f"chart-{i}", description="Chart things"))
-    assert len(pg.search("chart")) == 5

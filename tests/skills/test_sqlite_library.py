@@ -8,16 +8,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from skill_backends import art
 
-from qitos.kit.tool.library.base import ToolArtifact
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary, ToolLibraryError
-
-
-def art(name: str = "audit", **kw: object) -> ToolArtifact:
-    """A valid artifact with overridable fields."""
-    fields: dict[str, object] = {"description": "Check evidence", "source": "Read, calculate, verify."}
-    fields.update(kw)
-    return ToolArtifact(name=name, **fields)  # type: ignore[arg-type]
 
 
 def test_the_database_refuses_to_rewrite_a_version(library: SqliteToolLibrary) -> None:

@@ -11,30 +11,13 @@ import multiprocessing
 import os
 import sqlite3
 import threading
-from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
+from skill_backends import art, code_of
 
 from qitos.kit.tool.library import sqlite_store
-from qitos.kit.tool.library.base import ToolArtifact
-from qitos.kit.tool.library.errors import ToolLibraryError
 from qitos.kit.tool.library.sqlite_store import SqliteToolLibrary
-
-
-def art(name: str = "audit", **kw: object) -> ToolArtifact:
-    """A valid artifact with overridable fields."""
-    fields: dict[str, object] = {"description": "Check evidence", "source": "Read, calculate, verify."}
-    fields.update(kw)
-    return ToolArtifact(name=name, **fields)  # type: ignore[arg-type]
-
-
-def code_of(call: Any) -> str:
-    """The ToolLibraryError code ``call()`` raises (fails the test if it raises nothing)."""
-    with pytest.raises(ToolLibraryError) as err:
-        call()
-    return err.value.code
 
 
 class NoFts(SqliteToolLibrary):
@@ -161,64 +144,7 @@ def test_browsing_leaves_a_killed_writers_log_beside_the_file(db_path: Path) -> 
 # ----- publishing ------------------------------------------------------------------------------
 
 
-def test_publish_returns_exactly_what_get_reads_back(library: SqliteToolLibrary) -> None:
-    library.clock = lambda: "2026-03-04T05:06:07+00:00"
-    stored = library.add_or_update(
-        art(
-            summary="short",
-            tags=["one", "two"],
-            metadata={"provenance": {"run": "r1"}},
-            created_at="2025-01-01T00:00:00+00:00",
-            active=False,
-        )
-    )
-    assert stored == ToolArtifact(
-        name="audit",
-        description="Check evidence",
-        source="Read, calculate, verify.",
-        summary="short",
-        tags=["one", "two"],
-        version=1,
-        created_at="2025-01-01T00:00:00+00:00",
-        updated_at="2026-03-04T05:06:07+00:00",
-        metadata={"provenance": {"run": "r1"}},
-        active=False,
-    )
-    assert library.get("audit") == stored
-
-
-def test_the_default_clock_stamps_publishes_in_utc(library: SqliteToolLibrary) -> None:
-    stored = library.add_or_update(art())
-    assert datetime.fromisoformat(stored.updated_at).utcoffset() == timedelta(0)
-
-
-def test_search_finds_a_skill_by_its_summary_and_by_each_of_its_tags(library: SqliteToolLibrary) -> None:
-    library.add_or_update(art("plot", summary="renders histograms", tags=["viz", "matplotlib"]))
-    for word in ("histograms", "viz", "matplotlib"):
-        assert [a.name for a in library.search(word)] == ["plot"], word
-
-
-def test_search_finds_nothing_for_words_no_skill_holds(library: SqliteToolLibrary) -> None:
-    # Neither an absent summary nor the gaps between tags index any word of their own.
-    library.add_or_update(art("plot", tags=["viz", "maps"]))
-    assert library.search("xx") == [] and library.search("xxxx") == []
-
-
 # ----- reading ---------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("version", [0, -1, True, False, "1", 1.0, None])
-def test_get_version_refuses_what_is_not_a_positive_int(library: SqliteToolLibrary, version: object) -> None:
-    library.add_or_update(art())
-    assert code_of(lambda: library.get_version("audit", version)) == "invalid_version"  # type: ignore[arg-type]
-
-
-def test_catalog_with_a_query_keeps_to_its_limit(library: SqliteToolLibrary) -> None:
-    for i in range(7):
-        library.add_or_update(art(f"chart-{i}", description="Chart things"))
-    assert len(library.catalog("chart", limit=1)) == 1
-    assert len(library.catalog("chart", limit=6)) == 6
-    assert len(library.catalog("chart", limit=50)) == 7
 
 
 def test_a_library_opened_in_one_thread_serves_calls_from_another(db_path: Path) -> None:
@@ -263,19 +189,6 @@ def test_a_publish_while_another_writer_holds_the_lock_fails_as_storage_busy(
 
 
 # ----- defaults and the fallback's limit --------------------------------------------------------
-
-
-def test_catalog_lists_twenty_skills_by_default(library: SqliteToolLibrary) -> None:
-    for i in range(21):
-        library.add_or_update(art(f"chart-{i:02d}", description="Chart things"))
-    assert len(library.catalog()) == 20
-    assert len(library.catalog("chart")) == 20
-
-
-def test_search_returns_five_skills_by_default(library: SqliteToolLibrary) -> None:
-    for i in range(6):
-        library.add_or_update(art(f"chart-{i}", description="Chart things"))
-    assert len(library.search("chart")) == 5
 
 
 def test_the_weighted_fallback_keeps_to_top_k(db_path: Path) -> None:
