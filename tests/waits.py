@@ -53,6 +53,23 @@ def block_until(
     return time.monotonic() - start
 
 
+def wait_for_text(screen: Callable[[], str], text: str, *, timeout: float = 40.0) -> str:
+    """Look at ``screen()`` (a terminal's visible text) until it shows ``text``; return that
+    screen, or fail showing the last one. Looks are a tenth of a second apart: each one starts a
+    tmux client."""
+    seen = [""]
+
+    def shows() -> bool:
+        seen[0] = screen()
+        return text in seen[0]
+
+    try:
+        block_until(shows, timeout=timeout, what=f"{text!r} on screen", poll=0.1)
+    except AssertionError:
+        raise AssertionError(f"{text!r} never appeared; screen:\n{screen()}") from None
+    return seen[0]
+
+
 def wait_for_ready(conn: Connection, *, what: str, timeout: float = TIMEOUT) -> None:
     """Wait for a child process to say "ready" on its end of a pipe (it has done what a crash
     trial needs done before its kill); fail naming ``what`` if it says nothing, dies first or

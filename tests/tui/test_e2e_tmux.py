@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from waits import block_until
+from waits import wait_for_text
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -51,18 +51,7 @@ class Terminal:
 
     def wait_for(self, text: str, timeout: float = 40.0) -> str:
         """Wait until ``text`` is on screen; fail with the screen when it never shows."""
-        seen = [""]
-
-        def shows() -> bool:
-            seen[0] = self.screen()
-            return text in seen[0]
-
-        try:
-            # Each look starts a tmux client: a tenth of a second apart keeps it cheap.
-            block_until(shows, timeout=timeout, what=f"{text!r} on screen", poll=0.1)
-        except AssertionError:
-            raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen()}") from None
-        return seen[0]
+        return wait_for_text(self.screen, text, timeout=timeout)
 
     def close(self) -> None:
         """Kill the session."""
