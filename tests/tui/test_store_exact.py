@@ -7,32 +7,12 @@ from collections import OrderedDict
 from typing import Any
 
 import pytest
+from store_events import ev, fold, fold_records
 
 import tui.store as store_module
 from qitos.trace.events import EventKind, RunEvent
 from tui.event_kinds import ERROR, LIFECYCLE, MODEL, OTHER, RETRY, TOOL
 from tui.store import ListSource, RunStore
-
-
-def ev(
-    step: Any, phase: Any, payload: Any = None, ok: bool = True, error: str | None = None, run_id: str = "r"
-) -> RunEvent:
-    """An event with a fixed timestamp; an empty payload unless one is given."""
-    return RunEvent(run_id, step, phase, ok, {} if payload is None else payload, error, "t")
-
-
-def fold(*events: RunEvent) -> RunStore:
-    """A store that folded ``events`` from index 0."""
-    store = RunStore(ListSource(events))
-    store.apply(events)
-    return store
-
-
-def fold_records(*records: dict[str, Any]) -> RunStore:
-    """A store that folded trace-line objects from index 0."""
-    store = RunStore()
-    store.apply(records)
-    return store
 
 
 # ---- a fresh store ---------------------------------------------------------------------------------

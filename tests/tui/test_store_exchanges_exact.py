@@ -3,25 +3,11 @@ results, upstream DECIDE and ACT stages, and the DECIDE exchange dropped for a n
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from store_events import ev, fold
 
 import tui.store as store_module
-from qitos.trace.events import EventKind, RunEvent
-from tui.store import ListSource, RunStore
-
-
-def ev(step: int, phase: str, payload: Any = None, ok: bool = True, error: str | None = None) -> RunEvent:
-    """An event of run "r" with a fixed timestamp; an empty payload unless one is given."""
-    return RunEvent("r", step, phase, ok, {} if payload is None else payload, error, "t")
-
-
-def fold(*events: RunEvent) -> RunStore:
-    """A store that folded ``events`` from index 0."""
-    store = RunStore(ListSource(events))
-    store.apply(events)
-    return store
+from qitos.trace.events import EventKind
 
 
 def test_a_request_opens_an_exchange_named_by_its_request_id() -> None:

@@ -3,22 +3,9 @@ memory and skill operations, pauses and rulings, errors and failures, and the ru
 
 from __future__ import annotations
 
-from typing import Any
+from store_events import ev, fold
 
-from qitos.trace.events import EventKind, RunEvent
-from tui.store import ListSource, RunStore
-
-
-def ev(step: int, phase: str, payload: Any = None, ok: bool = True, error: str | None = None) -> RunEvent:
-    """An event of run "r" with a fixed timestamp; an empty payload unless one is given."""
-    return RunEvent("r", step, phase, ok, {} if payload is None else payload, error, "t")
-
-
-def fold(*events: RunEvent) -> RunStore:
-    """A store that folded ``events`` from index 0."""
-    store = RunStore(ListSource(events))
-    store.apply(events)
-    return store
+from qitos.trace.events import EventKind
 
 
 def test_memory_operations_are_indexed_at_their_step_and_counted() -> None:
