@@ -106,7 +106,7 @@ class SkillsBrowser(Vertical):
         self.search_names: list[str] | None = None
         self.base_version: int | None = None
         self._code_shown: object = None  # what the code view was last drawn from (see _show_code)
-        self._code_shape: tuple[int, int, bool] | None = None  # the body's size as drawn (see source_shape)
+        self._code_source: ToolArtifact | None = None  # the source the body shows (see _set_code)
         self._ahead: dict[str, list[ToolArtifact]] = {}  # versions of the selection's neighbours
         self.published: set[tuple[str, int]] = set()
         self.error: str | None = None
@@ -549,17 +549,21 @@ class SkillsBrowser(Vertical):
             inert(f"{artifact.name} v{artifact.version} · {language} · {self._version_state(artifact)}"),
             layout=False,
         )
-        code_body = self.query_one("#skills-code-body", TonedStatic)
-        shape = source_shape(artifact, code_body.content_region.width)
-        body(lambda tone: source_view(artifact, language, tone), shape)
+        body(lambda tone: source_view(artifact, language, tone), artifact)
 
-    def _set_code(self, draw: Draw, shape: tuple[int, int, bool] | None = None) -> None:
+    def _set_code(self, draw: Draw, source: ToolArtifact | None = None) -> None:
         # Lay the body out again only if its size may change: a source of the same shape (as many
-        # lines, none wrapped, same width) fills the same box, and Down between such versions was
-        # paying a whole-screen layout pass for nothing.
-        same_size = shape is not None and shape == self._code_shape
-        self._code_shape = shape
-        self.query_one("#skills-code-body", TonedStatic).draw(draw, layout=not same_size)
+        # lines, none wrapped) fills the same box, and Down between such versions was paying a
+        # whole-screen layout pass for nothing. Both shapes are taken at the width the body has
+        # now: the box holds the last source at that width (any resize lays out again), even when
+        # that source was first drawn before the first layout pass, at width 0.
+        code_body = self.query_one("#skills-code-body", TonedStatic)
+        width = code_body.content_region.width
+        shape = source_shape(source, width) if source is not None else None
+        before = self._code_source
+        same_size = shape is not None and before is not None and source_shape(before, width) == shape
+        self._code_source = source
+        code_body.draw(draw, layout=not same_size)
 
     @property
     def code(self) -> RenderableType:
