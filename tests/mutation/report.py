@@ -49,9 +49,15 @@ def load_equivalents(path: Path = EQUIVALENT_FILE) -> dict[str, Equivalent]:
     return {e["name"]: Equivalent(e["name"], e["change"], e["why"]) for e in data.get("mutant", [])}
 
 
+# mutmut as its console script runs it. Not ``python -m mutmut``: that executes mutmut.__main__
+# a second time beside the imported copy, and the trampolines of the stats pass then fail with
+# "unsupported operand type(s) for +: 'type' and 'int'" part-way through the tests.
+MUTMUT = [sys.executable, "-c", "import sys; from mutmut.__main__ import cli; sys.exit(cli())"]
+
+
 def mutmut(*args: str) -> str:
     """mutmut's output for ``args`` (it must run from the repo root, where pyproject.toml is)."""
-    done = subprocess.run([sys.executable, "-m", "mutmut", *args], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run([*MUTMUT, *args], cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"mutmut {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
     return done.stdout
@@ -149,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.run:
         subprocess.run(
-            [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.children), *args.names],
+            [*MUTMUT, "run", "--max-children", str(args.children), *args.names],
             cwd=ROOT,
         )
     return report(args.goal)
