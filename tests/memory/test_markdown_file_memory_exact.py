@@ -5,22 +5,19 @@ and append-only growth, each open failure's message, summarize's bounds and evic
 from __future__ import annotations
 
 import errno
-import multiprocessing
 import os
 import resource
 import signal
 import stat
 from collections.abc import Iterator
 from datetime import datetime, timedelta
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 import pytest
-from waits import TIMEOUT
 
 from qitos.core.memory import MemoryRecord, MemoryResourceError
-from qitos.kit.memory.markdown_file_memory import MarkdownFileMemory
+from qitos.kit.memory.markdown_file_memory import MarkdownFileMemory, _take_back
 
 
 @pytest.fixture
@@ -222,48 +219,68 @@ def test_reset_keeps_the_log(log: MarkdownFileMemory) -> None:
     assert log.retrieve() == [] and log.path.read_text() == before
 
 
-def append_under_a_file_size_limit(
-    memory: MarkdownFileMemory, record: MemoryRecord, limit: int, conn: Connection
-) -> None:
-    """In a child process: append with writes past ``limit`` bytes refused, and report what happened.
-
-    The limit binds every file the process writes, so it is set in a child of its own and the
-    outcome goes back over the pipe rather than to any output file."""
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # be told EFBIG rather than killed
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
-    try:
-        memory.append(record)
-    except Exception as exc:  # the outcome itself is what the test checks
-        conn.send((type(exc).__name__, str(exc), len(memory.retrieve())))
-    else:
-        conn.send(("no error", "", len(memory.retrieve())))
-    finally:
-        conn.close()
-
-
 def test_a_write_cut_short_is_a_resource_error_and_leaves_the_log_as_it_was(log: MarkdownFileMemory) -> None:
+    """A file-size limit lets the first write() take the bytes up to it and refuses the rest: the
+    append fails as an unavailable resource and the part of the section written is taken back.
+
+    The limit binds every file the process writes, so it holds only around the one append (as in
+    the atomic write's test), in this process, where the coverage of mutation testing sees it."""
     log.append(MemoryRecord("user", "small", 0, record_id="first"))
-    before = log.path.stat().st_size
-    limit = before + 500
-    # The first write() takes the bytes up to the limit; finishing the section must be tried, and fail.
+    before = log.path.read_bytes()
     record = MemoryRecord("user", "x" * 3000, 1, record_id="big")
-    ours, theirs = multiprocessing.get_context("fork").Pipe()
-    child = multiprocessing.get_context("fork").Process(
-        target=append_under_a_file_size_limit, args=(log, record, limit, theirs)
-    )
-    child.start()
-    theirs.close()
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of the signal
+    resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) + 500, hard))
     try:
-        assert ours.poll(TIMEOUT), "the child appending under a file-size limit said nothing"
-        kind, message, kept = ours.recv()
+        with pytest.raises(MemoryResourceError) as raised:
+            log.append(record)
     finally:
-        child.join(TIMEOUT)
-    assert (kind, message) == (
-        "MemoryResourceError",
-        f"cannot write markdown memory {log.path}: {os.strerror(errno.EFBIG)}",
-    )
-    assert kept == 1  # only the record appended before the failed one
-    assert log.path.stat().st_size == before  # the part of the section written is taken back
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, old_handler)
+    assert str(raised.value) == f"cannot write markdown memory {log.path}: {os.strerror(errno.EFBIG)}"
+    assert log.path.read_bytes() == before  # not a byte of the torn section is left
+    assert [r.record_id for r in log.retrieve()] == ["first"]
+
+
+def appended(path: Path, data: bytes) -> int:
+    """A descriptor that has just appended ``data`` to ``path``, as _write leaves it."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    assert os.write(fd, data) == len(data)
+    return fd
+
+
+def test_taking_back_a_torn_tail_leaves_the_file_as_before_the_append(tmp_path: Path) -> None:
+    path = tmp_path / "log.md"
+    path.write_bytes(b"whole section\n")
+    fd = appended(path, b"torn part")
+    try:
+        _take_back(fd, len(b"torn part"))
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b"whole section\n"
+
+
+def test_a_torn_part_another_writer_appended_after_is_left_alone(tmp_path: Path) -> None:
+    """Once another writer's section follows the torn part, cutting the file would cut it too."""
+    path = tmp_path / "log.md"
+    path.write_bytes(b"whole section\n")
+    fd = appended(path, b"torn part")
+    try:
+        os.close(appended(path, b"their section\n"))
+        _take_back(fd, len(b"torn part"))
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b"whole section\ntorn parttheir section\n"
+
+
+def test_taking_back_on_a_descriptor_that_fails_is_silent(tmp_path: Path) -> None:
+    """The append's own error is the one reported: a failure taking back raises nothing more."""
+    path = tmp_path / "log.md"
+    path.touch()
+    fd = appended(path, b"x")
+    os.close(fd)
+    _take_back(fd, 1)  # a closed descriptor: lseek fails with EBADF
+    assert path.read_bytes() == b"x"
 
 
 def test_default_log_is_memory_md_named_memory() -> None:
