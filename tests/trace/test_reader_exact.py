@@ -143,6 +143,15 @@ def test_damaged_lines_are_noticed_at_open_by_their_line_number(tmp_path: Path) 
     assert len(reader.notices) == 6  # each damaged line noticed once
 
 
+def test_only_a_crlf_lines_one_carriage_return_is_taken_off_before_its_closing_brace(tmp_path: Path) -> None:
+    """A CRLF object line is not noticed, whatever precedes its closing brace; a line with a byte
+    after its closing brace is noticed even where the byte before that one is a brace."""
+    data = b"\n".join([b'{"a": 1}\r', b'{"a": 1}x', line(0)]) + b"\n"
+    reader = TraceReader(run(tmp_path, data))
+    assert reader.notices[1:] == [f"events.jsonl line 2: not a JSON object{ODD}"]
+    assert len(reader) == 3
+
+
 def test_an_incomplete_line_after_a_blank_one_is_noticed_with_its_own_length(tmp_path: Path) -> None:
     run_dir = run(tmp_path, line(0) + b"\n")
     reader = TraceReader(run_dir)
