@@ -3,6 +3,7 @@ stores, the entries a scan lists, what the parse cache reuses and when, and the 
 
 from __future__ import annotations
 
+import errno
 import os
 import types
 from pathlib import Path
@@ -534,3 +535,15 @@ def test_a_delete_flushes_the_records_directory(
     monkeypatch.setattr(os, "fsync", fsync)
     assert memdir.delete("x") is True
     assert flushed == ["records"]
+
+
+def test_a_record_swapped_for_a_symlink_before_it_is_opened_is_refused_not_followed(
+    memdir: MemdirMemory, tmp_path: Path
+) -> None:
+    """The scan lstat()s a regular file, then opens it: if it became a link in between, the open
+    refuses to follow it (the link could point anywhere on the machine)."""
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("---\nrecord_id: a\nrole: user\nstep_id: 0\n---\nnot ours", encoding="utf-8")
+    path = memdir.records_dir / record_filename("a")
+    path.symlink_to(elsewhere)
+    assert memdir._parse(str(path)) == f"unreadable: {os.strerror(errno.ELOOP)}"
