@@ -249,27 +249,29 @@ def appended(path: Path, data: bytes) -> int:
     return fd
 
 
-def test_taking_back_a_torn_tail_leaves_the_file_as_before_the_append(tmp_path: Path) -> None:
+@pytest.fixture
+def torn(tmp_path: Path) -> Iterator[tuple[Path, int]]:
+    """A log holding one whole section, and the descriptor that has just appended a torn part."""
     path = tmp_path / "log.md"
     path.write_bytes(b"whole section\n")
     fd = appended(path, b"torn part")
     try:
-        _take_back(fd, len(b"torn part"))
+        yield path, fd
     finally:
         os.close(fd)
+
+
+def test_taking_back_a_torn_tail_leaves_the_file_as_before_the_append(torn: tuple[Path, int]) -> None:
+    path, fd = torn
+    _take_back(fd, len(b"torn part"))
     assert path.read_bytes() == b"whole section\n"
 
 
-def test_a_torn_part_another_writer_appended_after_is_left_alone(tmp_path: Path) -> None:
+def test_a_torn_part_another_writer_appended_after_is_left_alone(torn: tuple[Path, int]) -> None:
     """Once another writer's section follows the torn part, cutting the file would cut it too."""
-    path = tmp_path / "log.md"
-    path.write_bytes(b"whole section\n")
-    fd = appended(path, b"torn part")
-    try:
-        os.close(appended(path, b"their section\n"))
-        _take_back(fd, len(b"torn part"))
-    finally:
-        os.close(fd)
+    path, fd = torn
+    os.close(appended(path, b"their section\n"))
+    _take_back(fd, len(b"torn part"))
     assert path.read_bytes() == b"whole section\ntorn parttheir section\n"
 
 
