@@ -14,6 +14,7 @@ from tui.screens.feeding import FIRST_PAINT_EVENTS
 from tui.screens.run import RunScreen
 from tui.synthetic import synthetic_events, write_trace
 from tui.widgets.run_header import RunHeader
+from tui.widgets.step_list import StepList
 
 
 @pytest.fixture
@@ -46,6 +47,27 @@ async def test_keys_during_the_fold_move_the_selection_and_the_fold_completes(bi
         assert screen.selected == 25  # the fold never moved the selection of a finished run
         header = screen.query_one(RunHeader).render().plain
         assert "step 25 (0–999)" in header and "folding" not in header
+
+
+async def test_the_fold_shows_all_it_folded_when_it_says_it_is_done(
+    big_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The header drops "folding" only with every step in the list, not a paced flush later."""
+    monkeypatch.setattr("tui.pacing.FLUSH_SECONDS", 30.0)  # no paced flush within the test
+    monkeypatch.setattr("tui.pacing.FLUSH_MAX_SECONDS", 30.0)
+    app = make_app(replay=big_run)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        header = screen.query_one(RunHeader)
+        await wait_until(lambda: screen.reader is not None and header.progress, what="the fold to start")
+        await wait_until(lambda: not header.progress, what="the fold to say it is done")
+        await pilot.pause()
+        assert screen.store.event_count == len(screen.reader)
+        assert screen.feed.pending == 0
+        assert "(0–999)" in header.render().plain
+        steps = screen.query_one(StepList)
+        assert steps.virtual_size.height == 1000  # every row can be scrolled to, now
 
 
 class HeldClock:

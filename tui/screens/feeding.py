@@ -288,7 +288,10 @@ class Feeder:
         self.host.show_progress(f"folding {pct}% ({message.done}/{message.total} events)")
 
     def fold_done(self, message: FoldFinished) -> None:
-        """The background fold is through: follow the trace from here if it is still written."""
+        """The background fold is through: show all of it now (the paced flush could be up to a
+        second away, with "folding" already gone from the header), then follow the trace from
+        here if it is still written."""
+        self.drain_and_show()
         self.host.show_progress("")
         # The fold's summaries live as long as the screen: keep the cyclic GC from walking them
         # again and again (a full collection over a big trace's summaries stalls keys).
