@@ -5,7 +5,9 @@ Run: ``python tests/benchmarks/bench_fold_cpu.py [--runs N] [--work DIR] [--size
 
 Each figure is taken in a fresh interpreter, the runs alternating, medians printed: the fold as the
 app does it (the reader's parsed records applied to a RunStore), ``json.loads`` of every line (the peer issue 14 measures the
-fold against) and reading the lines (the floor). Also the fold's peak RSS in that interpreter.
+fold against) and reading the lines (the floor); also the reader's parse of every line without the
+fold, the floor of any fold that parses each line exactly as the trace's total parser would. And the
+fold's peak RSS in that interpreter.
 """
 
 from __future__ import annotations
@@ -37,6 +39,22 @@ for start, records in reader.records(0):
     store.apply(records, start)
 print(json.dumps({"s": time.process_time() - t0, "steps": len(store.steps),
                   "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+# What every fold that reads each line as the trace's parser does costs before it folds anything:
+# the reader's parse of every line (orjson, with the checks that keep it exact to the total parse).
+READER_PARSE = """
+import gc, json, sys, time
+from qitos.trace.reader import TraceReader
+from tui.gc_tuning import FRAME_THRESHOLDS
+
+gc.set_threshold(*FRAME_THRESHOLDS)
+t0 = time.process_time()
+reader = TraceReader(sys.argv[1])
+for start, records in reader.records(0):
+    for record in records:
+        pass
+print(json.dumps({"s": time.process_time() - t0}))
 """
 
 PLAIN_PARSE = """
@@ -73,11 +91,12 @@ def main() -> int:
         run_dir = trace(work, f"trace{args.size}", steps, pad)
         events = str(run_dir / "events.jsonl")
         child(READ_LINES, events)  # warm the page cache
-        fold, plain, floor, rss = [], [], [], []
+        fold, parse, plain, floor, rss = [], [], [], [], []
         for _ in range(args.runs):
             figures = child(FOLD, str(run_dir))
             fold.append(figures["s"])
             rss.append(figures["rss"])
+            parse.append(child(READER_PARSE, str(run_dir))["s"])
             plain.append(child(PLAIN_PARSE, events)["s"])
             floor.append(child(READ_LINES, events)["s"])
         p = statistics.median(plain)
@@ -86,6 +105,11 @@ def main() -> int:
             f" {statistics.median(fold):.2f} s"
             f" | json.loads of every line {p:.2f} s | reading the lines {statistics.median(floor):.2f} s"
             f" | ratio {statistics.median(fold) / p:.2f} (aim <= 0.5)"
+        )
+        print(
+            f"the reader's parse of every line, folding nothing: {statistics.median(parse):.2f} s"
+            f" | ratio {statistics.median(parse) / p:.2f} (no fold that parses every line exactly can"
+            " be faster)"
         )
         print(f"peak RSS of that fold (no app), median: {statistics.median(rss):.0f} MB")
     finally:
