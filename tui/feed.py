@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
 
 from qitos.trace.events import RunEvent
+
+
+class Batch(Protocol):
+    """The events of one push, counted before they are folded: a list of RunEvents (live), or a
+    block of trace lines that parse into records as they are iterated (the reader's LineRecords)."""
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[RunEvent | dict[str, Any]]: ...
 
 
 class EventFeed:
@@ -15,11 +24,11 @@ class EventFeed:
     def __init__(self, notify: Callable[[], None]) -> None:
         self._notify = notify
         self._lock = threading.Lock()
-        # RunEvents, or the trace's parsed line objects (records) that RunStore.apply folds alike.
-        self._chunks: list[tuple[int | None, list[RunEvent] | list[dict[str, Any]]]] = []
+        # RunEvents, or the trace's line objects (records) that RunStore.apply folds alike.
+        self._chunks: list[tuple[int | None, Batch]] = []
         self._pending = 0
 
-    def push(self, events: list[RunEvent] | list[dict[str, Any]], start: int | None = None) -> None:
+    def push(self, events: Batch, start: int | None = None) -> None:
         """Queue ``events`` (the first at index ``start``, or next in order) and wake the UI."""
         if not events:
             return
@@ -32,9 +41,7 @@ class EventFeed:
         if wake:
             self._notify()
 
-    def drain(
-        self, limit: int | None = None
-    ) -> list[tuple[int | None, list[RunEvent] | list[dict[str, Any]]]]:
+    def drain(self, limit: int | None = None) -> list[tuple[int | None, Batch]]:
         """What was queued since the last drain, oldest first: everything, or whole chunks up to
         about ``limit`` events (always at least one chunk), so the UI can fold in short slices."""
         with self._lock:

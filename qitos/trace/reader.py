@@ -15,6 +15,7 @@ from array import array
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,10 @@ _OPEN, _CLOSE, _CR = ord("{"), ord("}"), ord("\r")
 # One translation serves both checks of the fast path: digits become "0" and "[" becomes "{".
 _DIGITS_TO_ZERO = bytes.maketrans(b"[0123456789", b"{0000000000")
 _LONG_DIGITS = b"0" * 19
+# Letters are most of a block's bytes and matter to neither check: a block's lines are checked in
+# what is left of them, a few C calls a block. (Dropping letters can join two runs of digits into
+# one long run: that only sends the block line by line, as qitos.trace.parse does for one line.)
+_LETTERS = bytes(range(ord("A"), ord("Z") + 1)) + bytes(range(ord("a"), ord("z") + 1))
 # Indexing reads the file in chunks and finds newlines in each: as fast as an mmap scan here,
 # but the process never holds more than a chunk of the file (an mmap scan maps all 100 MB into RSS).
 _CHUNK = 4 << 20
@@ -160,44 +165,21 @@ class TraceReader:
 
     def records(
         self, start: int = 0, stop: int | None = None, block_size: int = _SCAN_BLOCK
-    ) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    ) -> Iterator[tuple[int, LineRecords]]:
         """The events ``start`` up to ``stop`` as records, a block at a time: (index of the first,
-        the parsed line objects). A record reads as ``RunEvent.from_dict`` of it would (the run id
-        aside, which :meth:`event` fills in from the run's where a line has none); a line the
-        fast path may not read as ``json`` would is parsed the total way and given as its event's
-        ``to_dict()`` (so a damaged line is a ``<malformed>`` record, and noticed, as in
-        :meth:`events`). For a full fold: no RunEvent and no cache look-up per line; a block of
-        ``block_size`` bytes takes under a millisecond, so the caller can look up between two."""
+        the block's lines as :class:`LineRecords`, parsed as they are iterated). A record reads
+        as ``RunEvent.from_dict`` of it would (the run id aside, which :meth:`event` fills in from
+        the run's where a line has none); a line the fast path may not read as ``json`` would is
+        parsed the total way and given as its event's ``to_dict()`` (so a damaged line is a
+        ``<malformed>`` record, and noticed, as in :meth:`events`). For a full fold: no RunEvent
+        and no cache look-up per line; a block of ``block_size`` bytes takes under a millisecond
+        to parse, so the caller can look up between two."""
         count = len(self._starts)
         stop = count if stop is None else max(0, min(stop, count))
         index = max(0, start)
-        loads, starts, ends = orjson.loads, self._starts, self._ends
         while index < stop:
             end, block, first = self._read_block(index, stop, block_size)
-            # One pass over the block finds every run of 19 digits (an integer orjson may round);
-            # the lines that hold one, and those with more brackets than MAX_DEPTH, go the total way.
-            zeros = block.translate(_DIGITS_TO_ZERO)
-            long_at = zeros.find(_LONG_DIGITS)
-            openers = zeros.count
-            out: list[dict[str, Any]] = []
-            for at in range(index, end):
-                s, e = starts[at] - first, ends[at] - first
-                record = None
-                # long_at never falls between lines (a newline is no digit): once passed, it is
-                # looked up again from the end of the line that held it.
-                if 0 <= long_at < e:
-                    long_at = zeros.find(_LONG_DIGITS, e)
-                elif openers(b"{", s, e) <= MAX_DEPTH:  # nesting cannot be deeper than this
-                    try:
-                        record = loads(block[s:e])
-                    except orjson.JSONDecodeError:
-                        record = None
-                    if type(record) is not dict:
-                        record = None
-                if record is None:
-                    record = self._parse(block[s:e], at).to_dict()
-                out.append(record)
-            yield index, out
+            yield index, LineRecords(self, index, end, block, first)
             index = end
 
     def lines_containing(
@@ -493,3 +475,77 @@ class TraceReader:
             self._noticed_lines.add(line)
             self._notice(malformed_notice(event))
         return event
+
+
+class LineRecords:
+    """A block of consecutive trace lines as read, parsed into records one line at a time as it
+    is iterated (see :meth:`TraceReader.records`): the thread that folds the records parses them,
+    each just before it folds it, rather than taking over a block another thread parsed."""
+
+    __slots__ = ("_block", "_ends", "_first", "_reader", "_start", "_starts")
+
+    def __init__(self, reader: TraceReader, start: int, end: int, block: bytes, first: int) -> None:
+        self._reader = reader
+        self._start = start
+        # The lines' offsets as indexed now: a follow that re-indexes a replaced file later does
+        # not move the lines of a block already read.
+        self._starts = reader._starts[start:end]
+        self._ends = reader._ends[start:end]
+        self._block = block  # the file's bytes of those lines, from offset `first`
+        self._first = first
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        kept = self._block.translate(_DIGITS_TO_ZERO, _LETTERS)
+        pieces = kept.split(b"\n")  # a line's brackets and digits, when no blank line is between
+        if (
+            len(pieces) == len(self._starts)
+            and _LONG_DIGITS not in kept
+            and max(map(bytes.count, pieces, repeat(b"{"))) <= MAX_DEPTH
+        ):
+            return self._orjson_first()
+        return self._line_by_line()
+
+    def _orjson_first(self) -> Iterator[dict[str, Any]]:
+        """The records of a block no line of which needs the total way for its digits or depth:
+        orjson's, or the total parse's where orjson refuses a line or reads no object from it."""
+        reader, at, loads = self._reader, self._start, orjson.loads
+        # No blank line is between: the block's lines are its indexed lines, in order.
+        for raw in self._block.split(b"\n"):
+            try:
+                record = loads(raw)
+            except orjson.JSONDecodeError:
+                record = None
+            yield record if type(record) is dict else reader._parse(raw, at).to_dict()
+            at += 1
+
+    def _line_by_line(self) -> Iterator[dict[str, Any]]:
+        """The records of a block with a blank line, a long run of digits or a deep line: each
+        line checked on its own, and read the total way where it needs to be."""
+        reader, block, first, at = self._reader, self._block, self._first, self._start
+        loads = orjson.loads
+        # One pass over the block finds every run of 19 digits (an integer orjson may round);
+        # the lines that hold one, and those with more brackets than MAX_DEPTH, go the total way.
+        zeros = block.translate(_DIGITS_TO_ZERO)
+        long_at = zeros.find(_LONG_DIGITS)
+        openers = zeros.count
+        for start, end in zip(self._starts, self._ends, strict=True):
+            s, e = start - first, end - first
+            record = None
+            # long_at never falls between lines (a newline is no digit): once passed, it is
+            # looked up again from the end of the line that held it.
+            if 0 <= long_at < e:
+                long_at = zeros.find(_LONG_DIGITS, e)
+            elif openers(b"{", s, e) <= MAX_DEPTH:  # nesting cannot be deeper than this
+                try:
+                    record = loads(block[s:e])
+                except orjson.JSONDecodeError:
+                    record = None
+                if type(record) is not dict:
+                    record = None
+            if record is None:
+                record = reader._parse(block[s:e], at).to_dict()
+            yield record
+            at += 1

@@ -96,6 +96,42 @@ def test_a_deep_or_damaged_line_is_a_malformed_record_and_noticed(tmp_path: Path
     )
 
 
+def test_a_block_orjson_reads_whole_still_sends_each_line_it_refuses_the_total_way(tmp_path: Path) -> None:
+    # No blank line, long digits or deep line: the block goes to orjson line after line, and a line
+    # it refuses (a lone surrogate) or reads as no object comes from the total parse instead.
+    surrogate = b'{"run_id": "r", "step_id": 1, "phase": "ACT", "payload": {"t": "\\ud800"}}'
+    lines = [line(0, n=0), surrogate, b"[1, 2]", line(3, n=3)]
+    reader = TraceReader(run(tmp_path, b"\n".join(lines) + b"\n"))
+    records = all_records(reader)
+    assert records[0] == json.loads(lines[0]) and records[3] == json.loads(lines[3])
+    assert records[1] == reader.event(1).to_dict() and records[1]["payload"]["t"] == "\ufffd"
+    assert records[2]["phase"] == "<malformed>" and records[2]["step_id"] == 0
+    assert records[2]["error"] == "malformed trace line 3: a JSON list, not an object"
+
+
+def test_digits_joined_only_once_letters_are_dropped_keep_the_line_as_it_stands(tmp_path: Path) -> None:
+    # Ten digits, letters, nine digits: a long run only without the letters. The block goes line by
+    # line, where the run is looked for in the line as written: none, so the line object stands.
+    lines = [line(0, t="1234567890abc123456789"), line(1, n=1)]
+    reader = TraceReader(run(tmp_path, b"\n".join(lines) + b"\n"))
+    assert all_records(reader) == [json.loads(raw) for raw in lines]
+
+
+def test_a_block_reads_the_same_twice_and_keeps_its_lines_when_the_file_is_indexed_anew(
+    tmp_path: Path,
+) -> None:
+    lines = [line(i, n=i) for i in range(4)]
+    run_dir = run(tmp_path, b"\n".join(lines) + b"\n")
+    reader = TraceReader(run_dir)
+    [(start, block)] = list(reader.records())
+    assert start == 0 and len(block) == 4 and list(block) == list(block)
+    replaced = run_dir / "events.new"
+    replaced.write_bytes(b"\n" * 3 + line(9, n=9) + b"\n")
+    os.replace(replaced, run_dir / "events.jsonl")
+    assert reader.refresh() == 1  # indexed anew: one line, at another offset
+    assert list(block) == [json.loads(raw) for raw in lines]  # what was read is what it parses
+
+
 # -- the search's candidates --------------------------------------------------------------------------
 
 
