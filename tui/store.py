@@ -387,7 +387,7 @@ class RunStore:
         if kind is None:
             kind = _kind_of(phase)
         code, shown, handler, tally = kind
-        if ok is not True or "attempts" in p:
+        if ok is not True or ("attempts" in p and not _first_attempt(p)):
             code = category(phase, ok is True, p)  # else it depends on the kind alone
         categories = self.categories
         if i == len(categories):
@@ -500,7 +500,7 @@ class RunStore:
         ex = self.exchanges[pos] if pos is not None else self._last_exchange(step, i)
         ex._tool_results = with_index(ex._tool_results, i)
         step.latency_ms = _shared(step.latency_ms + _latency(p))
-        if p.get("ok") is not True or "attempts" in p:  # a plain success needs no reading
+        if p.get("ok") is not True or ("attempts" in p and not _first_attempt(p)):  # plain success
             result = ToolResult.read(p)
             step.retries += max(0, (result.attempts or 1) - 1)  # attempts that failed before the last
             if not result.ok:
@@ -668,6 +668,13 @@ class RunStore:
 def _failure_line(who: str, why: str | None) -> str:
     """A step's error line: what failed and why, or only what when nothing says why (never "None")."""
     return _shared(short(f"{who}: {why}" if why else who, 80))
+
+
+def _first_attempt(payload: dict) -> bool:
+    """Whether ``attempts`` says nothing of a retry for sure: absent, or a plain int of at most 1
+    (most tool results say 1). Anything else is read the full way."""
+    attempts = payload.get("attempts")
+    return attempts is None or (type(attempts) is int and attempts <= 1)
 
 
 def _latency(payload: dict) -> float:

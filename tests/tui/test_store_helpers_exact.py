@@ -246,3 +246,32 @@ def test_an_extra_field_is_named_after_the_attribute_it_is_assigned_to() -> None
         extra_field = store_module._Extra()
 
     assert Holder.__dict__["extra_field"].name == "extra_field"
+
+
+# ---- a tool result's attempts ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "attempts", [None, 0, 1, -3, 2, 7, True, False, 1.0, 2.0, 2.5, "1", "3", 10**30, -(10**30), [2], {}]
+)
+@pytest.mark.parametrize("ok", [True, False, None])
+def test_a_tool_results_attempts_fold_as_the_full_reading_says_whatever_their_type(
+    attempts: object, ok: object
+) -> None:
+    # The fold skips reading a plain first attempt (absent, or an int of at most 1): whatever the
+    # value, the category and retries are what reading the result in full gives.
+    from qitos.trace.payloads import ToolResult
+    from tui.event_kinds import category
+
+    payload: dict[str, object] = {"call_id": "c1", "tool": "read_file", "latency_ms": 1.0}
+    if attempts is not None:
+        payload["attempts"] = attempts
+    if ok is not None:
+        payload["ok"] = ok
+    store = store_module.RunStore()
+    store.apply(
+        [RunEvent("r", 0, EventKind.TOOL_CALL, True, {"call_id": "c1", "tool": "read_file"}, None, "t")]
+    )
+    store.apply([RunEvent("r", 0, EventKind.TOOL_RESULT, True, payload, None, "t")])
+    result = ToolResult.read(payload)
+    assert store.categories[-1] == category(EventKind.TOOL_RESULT, True, payload)
+    assert store.steps[0].retries == max(0, (result.attempts or 1) - 1)
+    assert store.steps[0].ok is result.ok
