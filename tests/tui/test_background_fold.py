@@ -60,8 +60,12 @@ async def test_the_fold_shows_all_it_folded_when_it_says_it_is_done(
         screen = app.screen
         assert isinstance(screen, RunScreen)
         header = screen.query_one(RunHeader)
-        await wait_until(lambda: screen.reader is not None and header.progress, what="the fold to start")
-        await wait_until(lambda: not header.progress, what="the fold to say it is done")
+        await wait_until(lambda: screen.reader is not None, what="the reader to open")
+        await app.workers.wait_for_complete()  # the fold worker is through: FoldFinished is posted
+        await wait_until(
+            lambda: screen.store.event_count == len(screen.reader) and not header.progress,
+            what="the fold to say it is done",
+        )
         await pilot.pause()
         assert screen.store.event_count == len(screen.reader)
         assert screen.feed.pending == 0
