@@ -37,12 +37,12 @@ _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 # digit to "0", and drops letters (most of a line's bytes): then nesting is bounded by one count,
 # and long integers found by one search, in what is left. (Dropping letters can join two runs of
 # digits into one long run: that only sends a line the total parser's way.)
-_FAST_MAP = bytes.maketrans(b"[0123456789", b"{0000000000")
-_FAST_DROP = bytes(range(ord("A"), ord("Z") + 1)) + bytes(range(ord("a"), ord("z") + 1))
+FAST_MAP = bytes.maketrans(b"[0123456789", b"{0000000000")
+FAST_DROP = bytes(range(ord("A"), ord("Z") + 1)) + bytes(range(ord("a"), ord("z") + 1))
 # orjson reads an integer beyond 64 bits as a float where ``json`` keeps it exact (a step id of
 # 400 digits must read as unusable, not as 1e399): lines with 19 or more digits in a row go the
 # ``json`` way.
-_LONG_DIGITS = b"0" * 19
+LONG_DIGITS = b"0" * 19
 
 
 def guess_step(raw: bytes) -> int:
@@ -96,8 +96,8 @@ def _parse_fast(raw: bytes) -> dict[str, Any] | None:
     orjson refuses what ``json`` refuses and more (lone surrogates, NaN, a byte order mark, numbers
     out of range), and reads every other object exactly as ``json`` does, except that it allows
     deeper nesting and rounds integers beyond 64 bits: both are checked for before trusting it."""
-    mapped = raw.translate(_FAST_MAP, _FAST_DROP)
-    if mapped.count(b"{") > MAX_DEPTH or _LONG_DIGITS in mapped:
+    mapped = raw.translate(FAST_MAP, FAST_DROP)
+    if mapped.count(b"{") > MAX_DEPTH or LONG_DIGITS in mapped:
         return None
     try:
         data = orjson.loads(raw)

@@ -27,6 +27,9 @@ from qitos.trace.events import MALFORMED_PHASE, RunEvent
 from qitos.trace.fields import as_int, as_text
 from qitos.trace.layout import EVENTS_FILE, MANIFEST_FILE, STEPS_FILE, effective_status, is_run_dir
 from qitos.trace.parse import (
+    FAST_DROP,
+    FAST_MAP,
+    LONG_DIGITS,
     MAX_DEPTH,
     TEXT_PREFIX,
     event_from_line,
@@ -52,15 +55,9 @@ __all__ = [
 ]
 
 _OPEN, _CLOSE, _CR = ord("{"), ord("}"), ord("\r")
-# orjson reads an integer beyond 64 bits as a float where ``json`` keeps it exact: a line with 19
-# digits in a row is read the total way (see qitos.trace.parse).
-# One translation serves both checks of the fast path: digits become "0" and "[" becomes "{".
-_DIGITS_TO_ZERO = bytes.maketrans(b"[0123456789", b"{0000000000")
-_LONG_DIGITS = b"0" * 19
-# Letters are most of a block's bytes and matter to neither check: a block's lines are checked in
-# what is left of them, a few C calls a block. (Dropping letters can join two runs of digits into
-# one long run: that only sends the block line by line, as qitos.trace.parse does for one line.)
-_LETTERS = bytes(range(ord("A"), ord("Z") + 1)) + bytes(range(ord("a"), ord("z") + 1))
+# The fast path's checks (see qitos.trace.parse: FAST_MAP, FAST_DROP, LONG_DIGITS) run on a whole
+# block: with its letters dropped, a few C calls a block; a block that needs it, line by line on the
+# block mapped without dropping letters.
 # Indexing reads the file in chunks and finds newlines in each: as fast as an mmap scan here,
 # but the process never holds more than a chunk of the file (an mmap scan maps all 100 MB into RSS).
 _CHUNK = 4 << 20
@@ -498,11 +495,11 @@ class LineRecords:
         return len(self._starts)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        kept = self._block.translate(_DIGITS_TO_ZERO, _LETTERS)
+        kept = self._block.translate(FAST_MAP, FAST_DROP)
         pieces = kept.split(b"\n")  # a line's brackets and digits, when no blank line is between
         if (
             len(pieces) == len(self._starts)
-            and _LONG_DIGITS not in kept
+            and LONG_DIGITS not in kept
             and max(map(bytes.count, pieces, repeat(b"{"))) <= MAX_DEPTH
         ):
             return self._orjson_first()
@@ -528,8 +525,8 @@ class LineRecords:
         loads = orjson.loads
         # One pass over the block finds every run of 19 digits (an integer orjson may round);
         # the lines that hold one, and those with more brackets than MAX_DEPTH, go the total way.
-        zeros = block.translate(_DIGITS_TO_ZERO)
-        long_at = zeros.find(_LONG_DIGITS)
+        zeros = block.translate(FAST_MAP)
+        long_at = zeros.find(LONG_DIGITS)
         openers = zeros.count
         for start, end in zip(self._starts, self._ends, strict=True):
             s, e = start - first, end - first
@@ -537,7 +534,7 @@ class LineRecords:
             # long_at never falls between lines (a newline is no digit): once passed, it is
             # looked up again from the end of the line that held it.
             if 0 <= long_at < e:
-                long_at = zeros.find(_LONG_DIGITS, e)
+                long_at = zeros.find(LONG_DIGITS, e)
             elif openers(b"{", s, e) <= MAX_DEPTH:  # nesting cannot be deeper than this
                 try:
                     record = loads(block[s:e])
