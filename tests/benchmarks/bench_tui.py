@@ -43,7 +43,7 @@ from tui.synthetic import synthetic_events, write_trace  # noqa: E402
 
 SIZE = (120, 40)  # panes in tabs
 WIDE_SIZE = (170, 48)  # every pane on screen at once
-MARK_OURS = "step 1 of"  # the header, painted with the first frame of the run screen
+MARK_OURS = "  step 0 ("  # the header's selected step id and the range of ids, in the first frame
 STEPS_100MB, PAD_100MB = 11350, 5000  # -> ~100k events, ~97 MB
 STEPS_1GB, PAD_1GB = 117000, 5000  # -> ~1.03M events, ~1 GB
 
@@ -239,18 +239,18 @@ def bench_keys_tmux(run_dir: Path, presses: int, size: tuple[int, int]) -> None:
     pane = Pane(ours(run_dir), size)
     try:
         pane.wait_for(MARK_OURS)
-        total = 0  # the header's "of n", once the fold is done (it grows while it runs)
-        at = 1  # the header's "step i of n"
+        last = 0  # the last step id of the run, once the fold is done (it grows while it runs)
+        at = 0  # the header's "step i (first–last)": synthetic step ids count from 0
 
         def press(key: str, to: int, typed: str = "") -> float:
-            """Send ``key`` and wait for "step ``to`` of n" (after `g` and ``typed``, when given)."""
+            """Send ``key`` and wait for "step ``to`` (" (after `g` and ``typed``, when given)."""
             nonlocal at
             if typed:  # `g` and the step id, typed into the header line; Enter is timed
                 subprocess.run(["tmux", "send-keys", "-t", pane.name, "g", *typed], check=True)
                 time.sleep(0.1)
             start = time.perf_counter()
             subprocess.run(["tmux", "send-keys", "-t", pane.name, key], check=True)
-            mark = f"step {to} of {total}" if total else f"step {to} of "
+            mark = f"  step {to} ("
             while mark not in pane.screen():
                 if time.perf_counter() - start > 10:
                     raise RuntimeError(f"{mark!r} never shown after {key}:\n{pane.screen()}")
@@ -264,17 +264,17 @@ def bench_keys_tmux(run_dir: Path, presses: int, size: tuple[int, int]) -> None:
         while "folding" in pane.screen():
             time.sleep(0.2)
         time.sleep(0.5)
-        header = next(line for line in pane.screen().splitlines() if " of " in line)
-        total = int(header.split(f"step {at} of ", 1)[1].split()[0])
+        header = next(line for line in pane.screen().splitlines() if f"  step {at} (" in line)
+        last = int(header.split(f"  step {at} (", 1)[1].split(")", 1)[0].split("–")[1])
         after: dict[str, list[float]] = {}
         for key, delta in NAV_KEYS:
             after[key] = [press(key, to=at + delta) for _ in range(presses)]
         after["End / Home"] = [
-            press("End" if k % 2 == 0 else "Home", to=total if k % 2 == 0 else 1) for k in range(presses)
+            press("End" if k % 2 == 0 else "Home", to=last if k % 2 == 0 else 0) for k in range(presses)
         ]
-        middle = total // 2  # synthetic step ids start at 0: id k is "step k+1 of n"
+        middle = last // 2  # `g` takes the recorded step id, as the header shows it
         after["g N Enter (from Enter)"] = [
-            press("Enter", to=middle + k, typed=str(middle + k - 1)) for k in range(min(presses, 10))
+            press("Enter", to=middle + k, typed=str(middle + k)) for k in range(min(presses, 10))
         ]
     finally:
         pane.close()
