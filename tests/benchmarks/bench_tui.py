@@ -9,10 +9,12 @@ Run: ``python tests/benchmarks/bench_tui.py [--runs N] [--work DIR] [--skip-1gb]
   For scale, a Textual app that shows one line is timed alike. qitos and tui are byte-compiled
   first, as installing them would do.
 - The same for a ~1 GB trace, with the app's peak RSS (VmHWM) at first paint and after the full
-  background fold.
+  background fold, and Right while its fold runs.
 - Navigation keys on the 100k trace, in tmux at 120x40 (panes in tabs) and 170x48 (all six panes):
-  key sent to the step it leads to on screen, for every navigation key, during the background fold
-  and after it.
+  key sent to the step it leads to on screen, for every navigation key, after the background fold;
+  and Right while the fold runs, each press spaced so that the fold is under way again (the fold
+  rests while keys keep coming: presses in a row would time keys against a resting fold). The
+  100k trace folds in about a second, so the 1 GB trace gives most of those.
 - Live: wall time of a 200-step scripted run in the TUI versus headless (both traced).
 
 Aims (issue 5): first paint < 0.5 s and at most half of toolong's; 1 GB < 1 s with peak RSS < 300 MB;
@@ -39,6 +41,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script from the repo root or anywhere
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from tui.pacing import FOLD_QUIET_SECONDS, KEY_QUIET_SECONDS  # noqa: E402
 from tui.synthetic import synthetic_events, write_trace  # noqa: E402
 
 SIZE = (120, 40)  # panes in tabs
@@ -227,6 +230,36 @@ def bench_1gb(run_dir: Path, runs: int, toolong: str | None) -> None:
         f"  peak RSS: {at_paint:.0f} MB at first paint ({painted:.2f} s), {after:.0f} MB after the full"
         f" background fold ({folded:.1f} s)"
     )
+    pane = Pane(ours(run_dir))
+    try:
+        pane.wait_for(MARK_OURS)
+        pane.wait_for("folding")
+        during = keys_into_the_fold(pane, presses=20)
+    finally:
+        pane.close()
+    print(f"  keys in tmux at {SIZE[0]}x{SIZE[1]}, Right x{len(during)} into the running fold: {fmt(during)}")
+
+
+def press_right(pane: Pane, at: int) -> float:
+    """Send Right and wait for the header's "step ``at`` + 1 ("; milliseconds."""
+    start = time.perf_counter()
+    subprocess.run(["tmux", "send-keys", "-t", pane.name, "Right"], check=True)
+    mark = f"  step {at + 1} ("
+    while mark not in pane.screen():
+        if time.perf_counter() - start > 10:
+            raise RuntimeError(f"{mark!r} never shown after Right:\n{pane.screen()}")
+    return (time.perf_counter() - start) * 1000
+
+
+def keys_into_the_fold(pane: Pane, presses: int) -> list[float]:
+    """Right from step 0, each press once the fold is under way again after the last one, while
+    the header says "folding"; milliseconds each."""
+    rest = KEY_QUIET_SECONDS + FOLD_QUIET_SECONDS + 0.1  # the fold rests this long after a key
+    during: list[float] = []
+    while len(during) < presses and "folding" in pane.screen():
+        during.append(press_right(pane, at=len(during)))
+        time.sleep(rest)
+    return during
 
 
 # ------------------------------------------------------------------------------ keys
@@ -258,9 +291,8 @@ def bench_keys_tmux(run_dir: Path, presses: int, size: tuple[int, int]) -> None:
             return (time.perf_counter() - start) * 1000
 
         pane.wait_for("folding")
-        during = []
-        while len(during) < presses and "folding" in pane.screen():
-            during.append(press("Right", to=at + 1))
+        during = keys_into_the_fold(pane, presses)
+        at = len(during)
         while "folding" in pane.screen():
             time.sleep(0.2)
         time.sleep(0.5)
@@ -280,9 +312,7 @@ def bench_keys_tmux(run_dir: Path, presses: int, size: tuple[int, int]) -> None:
         pane.close()
     everything = [v for values in after.values() for v in values]
     print(f"  keys in tmux at {size[0]}x{size[1]} (key -> screen, includes ~5 ms of tmux polling):")
-    print(
-        f"    during the background fold, Right x{len(during)}: {fmt(during) if during else 'fold too short'}"
-    )
+    print(f"    into the running fold, Right x{len(during)}: {fmt(during) if during else 'fold too short'}")
     for key, values in after.items():
         print(f"    after it, {key} x{len(values)}: {fmt(values)}")
     print(f"    after it, all {len(everything)} presses: {fmt(everything)}")

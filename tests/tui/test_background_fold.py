@@ -6,11 +6,13 @@ import threading
 from pathlib import Path
 
 import pytest
+from textual import events
 from waits import wait_until
 
 from tui.app import make_app
+from tui.messages import EventsAvailable, FoldFinished
 from tui.pacing import FoldPacer
-from tui.screens.feeding import FIRST_PAINT_EVENTS
+from tui.screens.feeding import FIRST_PAINT_EVENTS, FOLD_SLICE
 from tui.screens.run import RunScreen
 from tui.synthetic import synthetic_events, write_trace
 from tui.widgets.run_header import RunHeader
@@ -144,5 +146,67 @@ async def test_the_fold_rests_while_keys_keep_coming_and_goes_on_when_they_pause
                 lambda: screen.store.event_count == len(screen.reader), what="the fold to finish"
             )
             assert screen.selected == 4
+        finally:
+            clock.release()
+
+
+async def test_a_key_pressed_while_the_fold_works_through_a_backlog_is_answered_within_a_few_slices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The screen folds a backlog one slice per message, each asking for the next: a key that
+    comes meanwhile must not wait behind the whole backlog (it has a few hops to make, from the
+    app to the focused widget and back up to the screen's binding, each on its own task)."""
+    run_dir = tmp_path / "long_run"
+    write_trace(run_dir, synthetic_events(3000, run_id="long_run", pause_at=None))  # ~40 slices to fold
+    monkeypatch.setattr("tui.screens.feeding.FOLD_BACKLOG", 10**9)  # the whole trace may wait
+    clock = HeldClock()
+    app = make_app(replay=run_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        feeder = screen.feeder
+        feeder.pacer = pacer = FoldPacer(clock=clock, sleep=clock.sleep)
+        pacer.wait_for_keys = lambda: None  # type: ignore[method-assign]  # the worker reads on
+        slices = 0
+        slices_at_key: list[int] = []
+        drain, key_pressed = feeder.drain, feeder.key_pressed
+
+        def counted_drain(limit: int | None = None) -> bool:
+            nonlocal slices
+            drained = drain(limit)
+            slices += drained
+            return drained
+
+        def noted_key() -> None:
+            slices_at_key.append(slices)
+            key_pressed()
+
+        feeder.drain = counted_drain  # type: ignore[method-assign]
+        feeder.key_pressed = noted_key  # type: ignore[method-assign]
+        # The worker's "all read" would fold the whole backlog at once: it waits for the test.
+        finished: list[FoldFinished] = []
+        fold_done, feeder.fold_done = feeder.fold_done, finished.append  # type: ignore[method-assign]
+        try:
+            await pilot.press("right")  # keys are coming: the UI folds nothing, the worker reads all
+            await wait_until(lambda: finished, what="the worker to read the whole trace")
+            assert screen.reader is not None
+            backlog = screen.feed.pending
+            assert backlog == len(screen.reader) - screen.store.event_count > 30 * FOLD_SLICE
+            clock.advance(max(pacer.fold_quiet, pacer.key_quiet))
+            await wait_until(lambda: not pacer.keys_coming(), what="the first key's frame")
+            start = slices
+            # The fold goes on through its backlog, and a key comes at once after.
+            screen.post_message(EventsAvailable())
+            app.post_message(events.Key("right", None))
+            await wait_until(lambda: len(slices_at_key) == 2, what="the second key's action")
+            # Five or six slices here (one hop of the key's way each; a paced flush may add one);
+            # without giving way between slices, all forty.
+            assert slices_at_key[1] - start <= 10, "the key waited behind the fold's backlog"
+            clock.advance(max(pacer.fold_quiet, pacer.key_quiet))
+            fold_done(finished[0])
+            await wait_until(
+                lambda: screen.store.event_count == len(screen.reader), what="the fold to finish"
+            )
+            assert screen.selected == 2
         finally:
             clock.release()
