@@ -390,11 +390,12 @@ class RunScreen(Screen[None]):
     @on(EventsAvailable)
     async def _events_available(self) -> None:
         self.feeder.events_available()
-        # A slice folded, the next one already asked for: let the loop's other tasks run first.
-        # This screen's queue is never empty while the fold has a backlog, and Textual takes the
-        # next message without giving way, so a key waiting in a widget's queue (the first step
-        # of its way to the binding) would wait until the whole backlog was folded.
-        await asyncio.sleep(0)
+        if self.feeder.feed.pending:
+            # A slice folded and the next one asked for: let the loop's other tasks run first.
+            # This screen's queue is never empty while the fold has a backlog, and Textual takes
+            # the next message without giving way, so a key waiting in a widget's queue (the
+            # first hop of its way to the binding) would wait until the whole backlog was folded.
+            await asyncio.sleep(0)
 
     @work(thread=True, exclusive=True, group="reader", exit_on_error=False, description="indexing the trace")
     def open_reader(self) -> None:
