@@ -101,13 +101,12 @@ def child(code: str, *args: str) -> dict[str, float]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-# The floor of our first screen: the modules the replay's first frame needs, imported as the CLI
-# does (the collector paused), and nothing drawn; the line is printed once they are in.
+# The floor of our first screen: the modules the replay's first frame needs (tui.app and what it
+# imports), the collector paused as the CLI does, and nothing drawn; printed once they are in.
 IMPORTS_ONLY = """
-import gc
-gc.disable()
+from tui.gc_tuning import pause_for_launch
+pause_for_launch()
 import tui.app
-import tui.screens.run
 print("imported", flush=True)
 input()
 """

@@ -240,14 +240,14 @@ def bench_1gb(run_dir: Path, runs: int, toolong: str | None) -> None:
     print(f"  keys in tmux at {SIZE[0]}x{SIZE[1]}, Right x{len(during)} into the running fold: {fmt(during)}")
 
 
-def press_right(pane: Pane, at: int) -> float:
-    """Send Right and wait for the header's "step ``at`` + 1 ("; milliseconds."""
+def press(pane: Pane, key: str, to: int) -> float:
+    """Send ``key`` and wait for the header's "step ``to`` ("; milliseconds."""
     start = time.perf_counter()
-    subprocess.run(["tmux", "send-keys", "-t", pane.name, "Right"], check=True)
-    mark = f"  step {at + 1} ("
+    subprocess.run(["tmux", "send-keys", "-t", pane.name, key], check=True)
+    mark = f"  step {to} ("
     while mark not in pane.screen():
         if time.perf_counter() - start > 10:
-            raise RuntimeError(f"{mark!r} never shown after Right:\n{pane.screen()}")
+            raise RuntimeError(f"{mark!r} never shown after {key}:\n{pane.screen()}")
     return (time.perf_counter() - start) * 1000
 
 
@@ -257,7 +257,7 @@ def keys_into_the_fold(pane: Pane, presses: int) -> list[float]:
     rest = KEY_QUIET_SECONDS + FOLD_QUIET_SECONDS + 0.1  # the fold rests this long after a key
     during: list[float] = []
     while len(during) < presses and "folding" in pane.screen():
-        during.append(press_right(pane, at=len(during)))
+        during.append(press(pane, "Right", to=len(during) + 1))
         time.sleep(rest)
     return during
 
@@ -275,20 +275,15 @@ def bench_keys_tmux(run_dir: Path, presses: int, size: tuple[int, int]) -> None:
         last = 0  # the last step id of the run, once the fold is done (it grows while it runs)
         at = 0  # the header's "step i (first–last)": synthetic step ids count from 0
 
-        def press(key: str, to: int, typed: str = "") -> float:
-            """Send ``key`` and wait for "step ``to`` (" (after `g` and ``typed``, when given)."""
+        def go(key: str, to: int, typed: str = "") -> float:
+            """:func:`press` ``key`` (after `g` and ``typed``, when given) and keep ``at``."""
             nonlocal at
             if typed:  # `g` and the step id, typed into the header line; Enter is timed
                 subprocess.run(["tmux", "send-keys", "-t", pane.name, "g", *typed], check=True)
                 time.sleep(0.1)
-            start = time.perf_counter()
-            subprocess.run(["tmux", "send-keys", "-t", pane.name, key], check=True)
-            mark = f"  step {to} ("
-            while mark not in pane.screen():
-                if time.perf_counter() - start > 10:
-                    raise RuntimeError(f"{mark!r} never shown after {key}:\n{pane.screen()}")
+            elapsed = press(pane, key, to)
             at = to
-            return (time.perf_counter() - start) * 1000
+            return elapsed
 
         pane.wait_for("folding")
         during = keys_into_the_fold(pane, presses)
@@ -300,13 +295,13 @@ def bench_keys_tmux(run_dir: Path, presses: int, size: tuple[int, int]) -> None:
         last = int(header.split(f"  step {at} (", 1)[1].split(")", 1)[0].split("–")[1])
         after: dict[str, list[float]] = {}
         for key, delta in NAV_KEYS:
-            after[key] = [press(key, to=at + delta) for _ in range(presses)]
+            after[key] = [go(key, to=at + delta) for _ in range(presses)]
         after["End / Home"] = [
-            press("End" if k % 2 == 0 else "Home", to=last if k % 2 == 0 else 0) for k in range(presses)
+            go("End" if k % 2 == 0 else "Home", to=last if k % 2 == 0 else 0) for k in range(presses)
         ]
         middle = last // 2  # `g` takes the recorded step id, as the header shows it
         after["g N Enter (from Enter)"] = [
-            press("Enter", to=middle + k, typed=str(middle + k)) for k in range(min(presses, 10))
+            go("Enter", to=middle + k, typed=str(middle + k)) for k in range(min(presses, 10))
         ]
     finally:
         pane.close()

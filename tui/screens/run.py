@@ -390,7 +390,7 @@ class RunScreen(Screen[None]):
     @on(EventsAvailable)
     async def _events_available(self) -> None:
         self.feeder.events_available()
-        if self.feeder.feed.pending:
+        if self.feed.pending:
             # A slice folded and the next one asked for: let the loop's other tasks run first.
             # This screen's queue is never empty while the fold has a backlog, and Textual takes
             # the next message without giving way, so a key waiting in a widget's queue (the
