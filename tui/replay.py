@@ -16,19 +16,29 @@ from pathlib import Path
 from typing import Any
 
 from qitos.trace.events import RunEvent
-from qitos.trace.parse import event_from_line, load_manifest, open_trace_file, trace_file_problem
-from qitos.trace.runs import token_total
+from qitos.trace.fields import token_total
+from qitos.trace.parse import (
+    event_from_line,
+    load_manifest,
+    open_trace_file,
+    parse_object,
+    trace_file_problem,
+)
 
 HEAD_BYTES = 1 << 20  # the first MiB holds the first few hundred events of any realistic trace
+HEAD_CHUNK = 256 << 10  # read in steps, and no further than the events the first frame needs
 
 
 class HeadSource:
-    """The first complete events of a run's events.jsonl, parsed eagerly (an EventSource)."""
+    """The first complete events of a run's events.jsonl (an EventSource): each line parsed once
+    into its record for the first fold, and into a RunEvent only when a pane asks for it."""
 
     def __init__(self, run_dir: Path, *, limit: int, run_id: str = "") -> None:
         self.run_dir = run_dir
+        self.run_id = run_id
         self.complete = False  # True when the head holds every complete line of the file
-        self._events: list[RunEvent] = []
+        self._lines: list[tuple[int, bytes]] = []  # (1-based line number, the line) of each event
+        self._events: dict[int, RunEvent] = {}
         path = run_dir / "events.jsonl"
         if trace_file_problem(path) is not None or not path.is_file():
             self.complete = True  # the reader says why, once it is open
@@ -39,30 +49,50 @@ class HeadSource:
             self.complete = True
             return
         with os.fdopen(fd, "rb") as handle:
-            data = handle.read(HEAD_BYTES)
-            at_eof = not handle.read(1)
+            data = b""
+            at_eof = False
+            # Enough complete lines for `limit` events (blank lines aside), at most HEAD_BYTES.
+            while len(data) < HEAD_BYTES and data.count(b"\n") <= limit:
+                chunk = handle.read(min(HEAD_CHUNK, HEAD_BYTES - len(data)))
+                if not chunk:
+                    at_eof = True
+                    break
+                data += chunk
+            if not at_eof and len(data) >= HEAD_BYTES:
+                at_eof = not handle.read(1)
         end = data.rfind(b"\n")
         lines = data[: end + 1].split(b"\n")[:-1] if end >= 0 else []
-        line_no = 0
-        for raw in lines:
-            line_no += 1
+        for line_no, raw in enumerate(lines, start=1):
             if not raw:
                 continue  # the reader skips empty lines too (and only those)
-            if len(self._events) >= limit:
+            if len(self._lines) >= limit:
                 return
-            self._events.append(event_from_line(raw, line_no, run_id)[0])
+            self._lines.append((line_no, raw))
         self.complete = at_eof
 
     def __len__(self) -> int:
-        return len(self._events)
+        return len(self._lines)
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every event of the head as its record, which the store folds as it would the event
+        (RunStore.apply): a plain parse, cheaper than building a RunEvent per line."""
+        for index, (_, raw) in enumerate(self._lines):
+            data, _ = parse_object(raw)
+            yield data if data is not None else self.event(index).to_dict()
 
     def event(self, index: int) -> RunEvent:
-        """The event at ``index`` (within the head)."""
-        return self._events[index]
+        """The event at ``index`` (within the head), parsed on first use."""
+        event = self._events.get(index)
+        if event is None:
+            if index < 0:
+                index += len(self._lines)
+            line_no, raw = self._lines[index]  # IndexError beyond the head, as a list's
+            event = self._events[index] = event_from_line(raw, line_no, self.run_id)[0]
+        return event
 
     def events(self, start: int = 0, stop: int | None = None) -> Iterator[RunEvent]:
         """Events ``start`` .. ``stop`` of the head."""
-        return iter(self._events[start:stop])
+        return iter([self.event(i) for i in range(len(self._lines))[start:stop]])
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:

@@ -102,3 +102,18 @@ def as_dicts(value: Any) -> list[dict[str, Any]]:
 def as_texts(value: Any) -> list[str]:
     """A list's items as display text (see :func:`as_text`); anything else gives an empty list."""
     return [as_text(item) for item in value] if isinstance(value, list) else []
+
+
+def token_total(value: Any) -> int | None:
+    """A token figure as one int: upstream writes an int, a usage dict gives its total.
+
+    Anything else — a bool, ``Infinity``, a 400-digit number, a string of words — is no figure."""
+    if isinstance(value, dict):
+        total = as_int(value.get("total_tokens"))
+        if total is not None:
+            return total
+        parts = [as_int(value.get(k)) for k in ("prompt_tokens", "completion_tokens")]
+        return None if None in parts else sum(p for p in parts if p is not None)
+    if isinstance(value, str):
+        return None  # a figure on disk is a number, not text
+    return as_int(value)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from qitos.trace.errors import TraceError
-from qitos.trace.fields import as_dict, as_float, as_int, as_str
+from qitos.trace.fields import as_dict, as_float, as_int, as_str, token_total
 from qitos.trace.layout import (
     EVENTS_FILE,
     MANIFEST_FILE,
@@ -47,21 +47,6 @@ class SkippedFolder:
 
     path: Path
     reason: str
-
-
-def token_total(value: Any) -> int | None:
-    """A token figure as one int: upstream writes an int, a usage dict gives its total.
-
-    Anything else — a bool, ``Infinity``, a 400-digit number, a string of words — is no figure."""
-    if isinstance(value, dict):
-        total = as_int(value.get("total_tokens"))
-        if total is not None:
-            return total
-        parts = [as_int(value.get(k)) for k in ("prompt_tokens", "completion_tokens")]
-        return None if None in parts else sum(p for p in parts if p is not None)
-    if isinstance(value, str):
-        return None  # a figure on disk is a number, not text
-    return as_int(value)
 
 
 def _mtime_iso(run_dir: Path) -> str | None:

@@ -4,17 +4,15 @@ Part of the vocabulary of :mod:`qitos.trace.payloads` (which re-exports these cl
 class's ``read(payload)`` takes any value and coerces it field by field.
 """
 
-from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Any
+# No `from __future__ import annotations`: NamedTuple turns string annotations into ForwardRefs,
+# compiling each one (half the module's import time); the few that name their own class are quoted.
+from typing import Any, NamedTuple
 
 from qitos.trace.fields import as_bool, as_dict, as_dicts, as_int, as_text, as_texts
 
 
 # ---- memory --------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class MemoryRecord:
+class MemoryRecord(NamedTuple):
     """One recalled record: id, role, content."""
 
     record_id: str
@@ -22,8 +20,7 @@ class MemoryRecord:
     content: str
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryRecall:
+class MemoryRecall(NamedTuple):
     """``memory_recall``: the namespace, the query, the records (or only their ids) recalled."""
 
     namespace: str
@@ -32,7 +29,7 @@ class MemoryRecall:
     records: tuple[MemoryRecord, ...]
 
     @classmethod
-    def read(cls, payload: Any) -> MemoryRecall:
+    def read(cls, payload: Any) -> "MemoryRecall":
         """The recall from its payload."""
         p = as_dict(payload)
         records = tuple(
@@ -47,8 +44,7 @@ class MemoryRecall:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryAppend:
+class MemoryAppend(NamedTuple):
     """``memory_append``: the record written, its role and size."""
 
     record_id: str
@@ -58,7 +54,7 @@ class MemoryAppend:
     chars: int | None
 
     @classmethod
-    def read(cls, payload: Any) -> MemoryAppend:
+    def read(cls, payload: Any) -> "MemoryAppend":
         """The append from its payload."""
         p = as_dict(payload)
         return cls(
@@ -70,8 +66,7 @@ class MemoryAppend:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryDelete:
+class MemoryDelete(NamedTuple):
     """``memory_delete``: the record, its namespace, whether it was there to remove."""
 
     record_id: str
@@ -79,7 +74,7 @@ class MemoryDelete:
     removed: bool
 
     @classmethod
-    def read(cls, payload: Any) -> MemoryDelete:
+    def read(cls, payload: Any) -> "MemoryDelete":
         """The delete from its payload."""
         p = as_dict(payload)
         return cls(
@@ -90,8 +85,7 @@ class MemoryDelete:
 
 
 # ---- skills --------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class SkillPublish:
+class SkillPublish(NamedTuple):
     """``skill_publish``: the skill, the version published, its namespace and description."""
 
     name: str
@@ -100,7 +94,7 @@ class SkillPublish:
     description: str
 
     @classmethod
-    def read(cls, payload: Any) -> SkillPublish:
+    def read(cls, payload: Any) -> "SkillPublish":
         """The publication from its payload."""
         p = as_dict(payload)
         return cls(
@@ -111,8 +105,7 @@ class SkillPublish:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class SkillDeprecate:
+class SkillDeprecate(NamedTuple):
     """``skill_deprecate``: the skill and whether this call changed it."""
 
     name: str
@@ -120,7 +113,7 @@ class SkillDeprecate:
     changed: bool
 
     @classmethod
-    def read(cls, payload: Any) -> SkillDeprecate:
+    def read(cls, payload: Any) -> "SkillDeprecate":
         """The deprecation from its payload."""
         p = as_dict(payload)
         return cls(

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from qitos.trace.events import EventKind, RunEvent
 from qitos.trace.reader import TraceReader
+from tui.replay import HeadSource
 from tui.store import RunStore
 
 KINDS = [kind.value for kind in EventKind] + ["", "custom_kind", "<malformed>"]
@@ -79,7 +80,8 @@ def snapshot(store: RunStore) -> str:
 
 
 def fold_both(run_dir: Path) -> tuple[str, str, list[str], list[str]]:
-    """The fold of the trace from its events and from its records, and each reader's notices."""
+    """The fold of the trace from its events and from its records, and each reader's notices;
+    the replay's head (the first frame's records) is held to the same fold on the way."""
     by_events = TraceReader(run_dir)
     plain = RunStore(by_events, run_id=by_events.run_id)
     plain.apply(by_events.events(), 0)
@@ -87,6 +89,11 @@ def fold_both(run_dir: Path) -> tuple[str, str, list[str], list[str]]:
     fast = RunStore(by_records, run_id=by_records.run_id)
     for start, records in by_records.records(block_size=300):  # small blocks: many boundaries
         fast.apply(records, start)
+    head = HeadSource(run_dir, limit=len(by_events), run_id=by_events.run_id)
+    first_frame = RunStore(head, run_id=by_events.run_id)
+    first_frame.apply(head.records(), 0)
+    assert snapshot(first_frame) == snapshot(plain)
+    assert [repr(e) for e in head.events()] == [repr(e) for e in by_events.events()]
     return snapshot(plain), snapshot(fast), by_events.notices, by_records.notices
 
 

@@ -12,6 +12,7 @@ from textual.color import Color
 from tui import screenshots
 from tui.app import make_app
 from tui.panes.context import ContextPane
+from tui.store import ListSource, RunStore
 from tui.widgets.run_header import RunHeader
 from tui.widgets.tones import TONES
 
@@ -95,3 +96,29 @@ async def test_no_color_leaves_only_greys(monkeypatch: pytest.MonkeyPatch, synth
         for c in colours
     }
     assert not {c for c, s in spread.items() if s > 8}
+
+
+async def test_tones_are_the_theme_variables_worked_out_once_per_set_of_variables() -> None:
+    """Every tone is its theme variable's colour; looked up again only when Textual works the
+    variables out anew (a theme switch), and plain for a widget in no app's DOM."""
+    from textual.app import App
+    from textual.theme import Theme
+
+    from tui.widgets.tones import PLAIN, theme_tones
+
+    app: App[None] = App()
+    # A theme whose variable carries an opacity: the tone takes the colour, as `color: $x` does.
+    app.register_theme(Theme("half", primary="#336699", variables={"text-error": "#ff0000 50%"}))
+    header = RunHeader(RunStore(ListSource()))
+    assert header.tone("bad") == PLAIN  # not mounted: no theme to take it from
+    async with app.run_test() as pilot:
+        await app.mount(header)
+        expected = {name: _tone_colour(app, name) for name in TONES}  # works the variables out
+        tones = theme_tones(app)
+        assert {name: tones[name].color.get_truecolor()[:3] for name in TONES} == expected
+        assert theme_tones(app) is tones  # the same variables: nothing worked out again
+        assert header.tone("bad") == tones["bad"]
+        app.theme = "half"
+        await pilot.pause()
+        assert theme_tones(app) is not tones
+        assert header.tone("bad").color.get_truecolor()[:3] == (255, 0, 0)

@@ -14,7 +14,7 @@ from textual.strip import Strip
 
 from tui.text import one_line
 from tui.widgets.line_list import LineList
-from tui.widgets.tones import TONE_CLASSES, Toned, tone_css
+from tui.widgets.tones import Toned
 
 
 class VirtualList(LineList, Toned, inherit_bindings=False):
@@ -26,7 +26,6 @@ class VirtualList(LineList, Toned, inherit_bindings=False):
         "virtual-list--dim",
         "virtual-list--error",
         "virtual-list--mark",
-        *TONE_CLASSES,
     }
     DEFAULT_CSS = """
     VirtualList { background: $surface; height: 1fr; overflow-x: hidden; }
@@ -36,7 +35,7 @@ class VirtualList(LineList, Toned, inherit_bindings=False):
     VirtualList > .virtual-list--dim { color: $text-muted; }
     VirtualList > .virtual-list--error { color: $error; }
     VirtualList > .virtual-list--mark { color: $success; }
-    """ + tone_css("VirtualList")
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "move(-1)", "Up", show=False),
         Binding("down,j", "move(1)", "Down", show=False),

@@ -33,7 +33,7 @@ from tui.store import RunStore, StepSummary
 from tui.widgets.render_pass import PassValue
 from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling, thumb_rows
 from tui.widgets.scrolling import set_virtual_size
-from tui.widgets.tones import TONE_CLASSES, Toned, tone_css
+from tui.widgets.tones import Toned
 
 __all__ = [
     "GUTTER_COLUMNS",
@@ -100,9 +100,8 @@ class Pane(Widget, Toned, can_focus=True, inherit_bindings=False):
         "Pane { border: round $border-blurred; padding: 0 0 0 1; height: 1fr;"
         " border-title-color: $foreground; border-subtitle-color: $text-muted; }"
         " Pane:focus { border: round $border; border-title-color: $text-primary;"
-        " border-title-style: bold; }\n" + tone_css("Pane")
+        " border-title-style: bold; }"
     )
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(TONE_CLASSES)
 
     selected: reactive[int] = reactive(0, repaint=False)
     """Position of the selected step in the store, pushed down by the run screen."""
@@ -112,10 +111,10 @@ class Pane(Widget, Toned, can_focus=True, inherit_bindings=False):
     """Which pane the tabs show (small terminals); this one is shown when it is its own index."""
 
     def __init__(self, store: RunStore, *, index: int = 0, id: str | None = None) -> None:
-        super().__init__(id=id)
+        # The class given here, not set afterwards: setting one restyles the widget at once.
+        super().__init__(id=id, classes="-active" if index == 0 else None)
         self.store = store
         self.index = index
-        self.set_class(index == 0, "-active")
         self.border_title = self.TITLE
         self.shown: RenderableType = Text("")
         """What the pane shows now, as one renderable (``plain`` prints it)."""

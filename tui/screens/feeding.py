@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tui.feed import EventFeed
-from tui.follow import follow_run
 from tui.gc_tuning import app_tuning
 from tui.messages import EventsAvailable, FoldFinished, FoldProgress, FollowUpdate, ReaderOpened
 from tui.pacing import FoldPacer
+from tui.replay import HeadSource
 from tui.store import RunStore
 
 if TYPE_CHECKING:
@@ -113,7 +113,8 @@ class Feeder:
         if self.replay is not None:
             # First paint from the head of the trace (see tui.replay); the reader is opened and
             # the rest folded in the background once the first frame is out.
-            self.store.apply(self.store.source.events(), 0)
+            head = self.store.source
+            self.store.apply(head.records() if isinstance(head, HeadSource) else head.events(), 0)
             self.flush_now()
             self.host.call_after_refresh(self.host.open_reader)
 
@@ -318,6 +319,8 @@ class Feeder:
 
     async def follow_trace(self, start: int) -> None:
         """Fold events another process appends to the trace, until the run is finished (async worker)."""
+        from tui.follow import follow_run  # only a trace still written needs it: not at launch
+
         assert self.reader is not None  # following starts once the reader is open
         end = await follow_run(
             self.reader,

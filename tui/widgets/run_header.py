@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -12,7 +10,7 @@ from tui.failures import error_line
 from tui.store import RunStore
 from tui.text import inert
 from tui.widgets.pause_banner import pause_line
-from tui.widgets.tones import BOLD, ITALIC, TONE_CLASSES, Toned, tone_css
+from tui.widgets.tones import BOLD, ITALIC, Toned
 
 STATUS_TONES = {
     "live": "good",
@@ -30,8 +28,7 @@ class RunHeader(Static, Toned):
 
     DEFAULT_CSS = """
     RunHeader { height: 1; background: $panel; color: $foreground; padding: 0 1; }
-    """ + tone_css("RunHeader")
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(TONE_CLASSES)
+    """
 
     selected: reactive[int] = reactive(0)
     """Position of the selected step."""
@@ -89,8 +86,7 @@ class StatusBar(Static, Toned):
     DEFAULT_CSS = """
     StatusBar { height: auto; max-height: 4; padding: 0 0 0 1; background: $warning 20%; display: none; }
     StatusBar.-shown { display: block; }
-    """ + tone_css("StatusBar")
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(TONE_CLASSES)
+    """
 
     revision: reactive[int] = reactive(0)
     """Bumped whenever the store changes."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar, cast
+from typing import cast
 
 from rich.console import RenderableType
 from rich.style import Style
@@ -13,7 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui.structured import Tone
-from tui.widgets.tones import PLAIN, TONE_CLASSES, Toned, tone_css
+from tui.widgets.tones import PLAIN, Toned
 
 Draw = Callable[[Tone], RenderableType]
 """What a TonedStatic shows, given the tones to colour it with."""
@@ -28,9 +28,6 @@ class TonedStatic(Static, Toned):
     """Static text coloured with tones: it keeps the function that drew it, so a theme switch (or
     the first styles, which arrive after the content may already be set) redraws it in the new
     theme's colours instead of leaving the old ones on screen."""
-
-    DEFAULT_CSS = tone_css("TonedStatic")
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(TONE_CLASSES)
 
     def __init__(
         self, draw: Draw | None = None, *, id: str | None = None, classes: str | None = None
@@ -54,8 +51,7 @@ class TonedStatic(Static, Toned):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        # The component classes' styles (the tones) are worked out after this call: look at them
-        # once the style update is over.
+        # Redrawn once the style update is over, with the rest of the screen restyled.
         if self._draw is not None and self.is_mounted:
             self.call_later(self._retone)
 
