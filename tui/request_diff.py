@@ -7,7 +7,7 @@ Exchanges, Context and Budget panes render what they return.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from qitos.trace.payloads import Message, ModelRequest, ModelResponse, RequestView, payload_of
 from tui.store import Exchange, RunStore, StepSummary
@@ -22,8 +22,7 @@ def message_key(message: Message) -> tuple[str, str]:
     return message.role, content
 
 
-@dataclass(frozen=True, slots=True)
-class MessageDiff:
+class MessageDiff(NamedTuple):
     """Messages of a request compared with the previous request (and that request's answer)."""
 
     previous_number: int  # the exchange number ``#N`` of the previous request
@@ -37,8 +36,7 @@ class MessageDiff:
         return {message_key(m) for m in self.added}
 
 
-@dataclass(frozen=True, slots=True)
-class ContributionMark:
+class ContributionMark(NamedTuple):
     """How one contribution differs from the previous request's: ``new``, ``gone`` or ``changed``."""
 
     mark: str

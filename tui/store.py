@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from qitos.trace.events import (
     KNOWN_KINDS,
@@ -154,9 +154,9 @@ class Exchange:
     tool_results = Indices()
 
 
-@dataclass(slots=True, frozen=True)
-class Budget:
-    """A request's budget: capacity, units used per category, what was left."""
+class Budget(NamedTuple):
+    """A request's budget: capacity, units used per category, what was left (a NamedTuple: the
+    fold makes one per request, and the first frame defines it; both cost less than a dataclass)."""
 
     max_units: int
     unit: str

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.style import Style
 from rich.text import Text
@@ -32,8 +31,7 @@ Tone = Callable[[str], Style]
 """A widget's ``tone`` (tui.widgets.tones.Toned.tone): a tone's Rich style in the current theme."""
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(NamedTuple):
     """What a parser read in a model reply: the thought, the actions (name, args), a final answer."""
 
     thought: str | None

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass
 from functools import partial
 from types import FunctionType, MethodType
-from typing import Any, ClassVar, Protocol, cast
+from typing import Any, ClassVar, NamedTuple, Protocol, cast
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
@@ -52,8 +51,7 @@ __all__ = [
 LINE_CACHE_BLOCKS = 256
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """A piece of a pane's content: lines rendered once per ``key`` (None: always rendered), then
     ``style`` (e.g. dim) laid over them, which is cheap next to rendering them again.
 

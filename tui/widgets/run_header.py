@@ -9,7 +9,6 @@ from textual.widgets import Static
 from tui.failures import error_line
 from tui.store import RunStore
 from tui.text import inert
-from tui.widgets.pause_banner import pause_line
 from tui.widgets.tones import BOLD, ITALIC, Toned
 
 STATUS_TONES = {
@@ -139,6 +138,8 @@ class StatusBar(Static, Toned):
             out.append_text(inert(error_line(store.failure)))
         pause = self.store.pause
         if pause is not None and self.store.display_status == "paused":
+            from tui.widgets.pause_banner import pause_line  # a replay's first frame has no pause
+
             if out:
                 out.append("\n")
             # One line at 80 columns (pause_banner says what gives way first); it wraps only on
