@@ -44,6 +44,9 @@ NOT_IN_THE_FIRST_FRAME = {
     "qitos.models": "the model clients",
     "qitos.kit": "the agents' parsers and tools",
     "rich.syntax": "code highlighting (no code on this first screen)",
+    "tui.follow": "following a trace another process still writes",
+    "tui.widgets.pause_banner": "the pause line (a run paused now)",
+    "qitos.trace.runs": "the run list's summaries (and their dataclasses)",
 }
 
 
