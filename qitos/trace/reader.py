@@ -161,11 +161,7 @@ class TraceReader:
             index = end
 
     def records(
-        self,
-        start: int = 0,
-        stop: int | None = None,
-        block_size: int = _SCAN_BLOCK,
-        read_size: int | None = None,
+        self, start: int = 0, stop: int | None = None, block_size: int = _SCAN_BLOCK
     ) -> Iterator[tuple[int, LineRecords]]:
         """The events ``start`` up to ``stop`` as records, a block at a time: (index of the first,
         the block's lines as :class:`LineRecords`, parsed as they are iterated). A record reads
@@ -174,25 +170,13 @@ class TraceReader:
         parsed the total way and given as its event's ``to_dict()`` (so a damaged line is a
         ``<malformed>`` record, and noticed, as in :meth:`events`). For a full fold: no RunEvent
         and no cache look-up per line; a block of ``block_size`` bytes takes under a millisecond
-        to parse, so the caller can look up between two.
-
-        ``read_size`` (default: ``block_size``) is how many bytes one system call reads, handed
-        out in blocks of ``block_size``: a thread that reads while another one folds waits for
-        the GIL after every call (up to the switch interval, 5 ms), so it reads in few, big calls."""
+        to parse, so the caller can look up between two."""
         count = len(self._starts)
         stop = count if stop is None else max(0, min(stop, count))
         index = max(0, start)
-        read_size = max(block_size, read_size or 0)
         while index < stop:
-            end, data, first = self._read_block(index, stop, read_size)
-            starts, ends = self._starts, self._ends
-            at = index
-            while at < end:
-                cut = max(at + 1, bisect_right(ends, starts[at] + block_size, at, end))
-                lo, hi = starts[at] - first, ends[cut - 1] - first
-                block = data if lo == 0 and hi == len(data) else data[lo:hi]
-                yield at, LineRecords(self, at, cut, block, first + lo)
-                at = cut
+            end, block, first = self._read_block(index, stop, block_size)
+            yield index, LineRecords(self, index, end, block, first)
             index = end
 
     def lines_containing(

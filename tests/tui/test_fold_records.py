@@ -89,16 +89,6 @@ def fold_both(run_dir: Path) -> tuple[str, str, list[str], list[str]]:
     fast = RunStore(by_records, run_id=by_records.run_id)
     for start, records in by_records.records(block_size=300):  # small blocks: many boundaries
         fast.apply(records, start)
-    # One system call per 1,000 bytes, handed out in blocks of 300 (the app's fold reads so).
-    by_big_reads = TraceReader(run_dir)
-    big = RunStore(by_big_reads, run_id=by_big_reads.run_id)
-    for start, records in by_big_reads.records(block_size=300, read_size=1000):
-        assert (
-            len(records) == 1
-            or by_big_reads._ends[start + len(records) - 1] - by_big_reads._starts[start] <= 300
-        )
-        big.apply(records, start)
-    assert snapshot(big) == snapshot(plain) and by_big_reads.notices == by_events.notices
     head = HeadSource(run_dir, limit=len(by_events), run_id=by_events.run_id)
     first_frame = RunStore(head, run_id=by_events.run_id)
     first_frame.apply(head.records(), 0)

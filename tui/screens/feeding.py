@@ -37,11 +37,7 @@ if TYPE_CHECKING:
 FIRST_PAINT_EVENTS = 400  # folded before the first frame; the rest folds in the background
 FOLD_SLICE = 500  # events parsed and folded per turn of the UI thread (~3 ms), so keys get in between
 PROGRESS_SECONDS = 0.1  # the shortest time between two fold progress updates
-FOLD_BACKLOG = 8000  # events read ahead of the UI thread's fold (bounds the peak RSS)
-# Bytes the fold's worker reads in one system call. After each call it waits for the GIL, which
-# the folding UI thread gives up only every switch interval (5 ms): read in 256 KB calls, the
-# worker delivered a block per 5 ms and the UI thread sat idle half of a 1 GB fold.
-FOLD_READ_BYTES = 4 << 20
+FOLD_BACKLOG = 2000  # events read ahead of the UI thread's fold (bounds the peak RSS)
 
 
 class FeedHost(Protocol):
@@ -272,7 +268,7 @@ class Feeder:
         total = len(self.reader)
         index = start
         reported = 0.0
-        for index, records in self.reader.records(start, read_size=FOLD_READ_BYTES):
+        for index, records in self.reader.records(start):
             if self.pacer.keys_coming():
                 # Keys first: reading ahead takes the GIL too, so it waits until the key's frame
                 # is drawn, and while keys keep coming (a key held down), until they pause: it
