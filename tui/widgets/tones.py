@@ -8,7 +8,7 @@ one).
 
 The tones are worked out once per set of CSS variables, for the whole app: as component classes
 of every widget that uses them, Textual would style ten virtual nodes per such widget each time it
-styles the widget (at mount, on every focus move), a fifth of the replay's first frame.
+styles the widget (at mount, on every focus move): ~4 ms of the replay's first frame.
 """
 
 from __future__ import annotations
