@@ -4,8 +4,9 @@ Run: ``python tests/benchmarks/bench_fold.py [--runs N] [--work DIR]`` (``--work
 generated ~100 MB and ~1 GB traces for the next run; generating the 1 GB one takes minutes).
 
 1. First screen of a 100k-event trace under tmux, beside a Textual app that shows one line
-   (aim: at most 1.2x it) and, as the floor, importing the modules our first screen needs with
-   nothing drawn.
+   (aim: at most 1.2x it) and, as floors, importing the modules our first screen needs with
+   nothing drawn, and our first screen of a run of one step (what the screen costs whatever the
+   trace).
 2. The full background fold of a 1M-event trace in the app under tmux, from launch until every
    step is in the list (the header's range of step ids reaches the last one and it no longer says "folding"), beside a plain
    ``json.loads`` of every line of the same file (aim: at most 0.5x it) and, as the floor,
@@ -46,6 +47,8 @@ from bench_tui import (  # noqa: E402
     peak_rss_mb,
     trace,
 )
+
+from tui.synthetic import synthetic_events, write_trace  # noqa: E402
 
 MARK_OURS = "  step 0 ("  # the header's selected step and the range of ids, in the first frame
 
@@ -113,24 +116,31 @@ input()
 
 
 def bench_first_screen(run_dir: Path, runs: int) -> None:
-    """Figure 1: our first screen beside a one-line Textual app and, as the floor, importing what
-    our first screen needs without drawing anything; interleaved, medians."""
+    """Figure 1: our first screen beside a one-line Textual app and, as floors, importing what our
+    first screen needs without drawing anything, and our first screen of a run of one step (what
+    the screen costs whatever the trace); interleaved, medians."""
     trivial = run_dir.parent / "trivial_textual_app.py"
     trivial.write_text(TRIVIAL_APP, encoding="utf-8")
+    one_step = run_dir.parent / "one_step"
+    if not (one_step / "manifest.json").is_file():
+        write_trace(one_step, synthetic_events(1, run_id="one_step", pause_at=None))
     imports_only = [sys.executable, "-c", IMPORTS_ONLY]
     first_paint(ours(run_dir), MARK_OURS)  # warm the page cache
     first_paint([sys.executable, str(trivial)], "step 1 of 1")
     first_paint(imports_only, "imported")
-    mine, least, floor = [], [], []
+    mine, least, floor, small = [], [], [], []
     for _ in range(runs):
         mine.append(first_paint(ours(run_dir), MARK_OURS))
         least.append(first_paint([sys.executable, str(trivial)], "step 1 of 1"))
         floor.append(first_paint(imports_only, "imported"))
+        small.append(first_paint(ours(one_step), MARK_OURS))
     m, t, f = statistics.median(mine), statistics.median(least), statistics.median(floor)
+    o = statistics.median(small)
     print(
         f"1. first screen, 100k events, median of {runs}: qitos-tui {m:.3f} s | a one-line Textual app"
         f" {t:.3f} s | ratio {m / t:.2f} (aim <= 1.2) | importing our first screen's modules, nothing"
-        f" drawn, {f:.3f} s ({f / t:.2f}x the one-line app)"
+        f" drawn, {f:.3f} s ({f / t:.2f}x the one-line app) | our first screen of a one-step run"
+        f" {o:.3f} s ({o / t:.2f}x)"
     )
 
 
