@@ -50,14 +50,16 @@ class HeadSource:
             return
         with os.fdopen(fd, "rb") as handle:
             data = b""
+            newlines = 0
             at_eof = False
             # Enough complete lines for `limit` events (blank lines aside), at most HEAD_BYTES.
-            while len(data) < HEAD_BYTES and data.count(b"\n") <= limit:
+            while len(data) < HEAD_BYTES and newlines <= limit:
                 chunk = handle.read(min(HEAD_CHUNK, HEAD_BYTES - len(data)))
                 if not chunk:
                     at_eof = True
                     break
                 data += chunk
+                newlines += chunk.count(b"\n")
             if not at_eof and len(data) >= HEAD_BYTES:
                 at_eof = not handle.read(1)
         end = data.rfind(b"\n")
@@ -82,10 +84,10 @@ class HeadSource:
 
     def event(self, index: int) -> RunEvent:
         """The event at ``index`` (within the head), parsed on first use."""
+        if index < 0:
+            index += len(self._lines)
         event = self._events.get(index)
         if event is None:
-            if index < 0:
-                index += len(self._lines)
             line_no, raw = self._lines[index]  # IndexError beyond the head, as a list's
             event = self._events[index] = event_from_line(raw, line_no, self.run_id)[0]
         return event
