@@ -20,7 +20,7 @@ from qitos.core.stop_reason import StopReason
 from qitos.core.task import Task
 from qitos.engine.acting import ActMixin
 from qitos.engine.composition import CONFIG_KEYS, compose
-from qitos.engine.hooks import HookContext, call_on_event, phase_hook_name
+from qitos.engine.hooks import HookContext, call_on_event, hook_method, hook_method_names
 from qitos.engine.model_call import ModelCaller
 from qitos.engine.outcome import OutcomeMixin, status_for  # noqa: F401 - status_for re-exported
 from qitos.engine.phases import PhaseMixin
@@ -365,7 +365,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
                 else:
                     writer.write_event(event)
         for hook in self.hooks:
-            on_event = getattr(hook, "on_event", None)
+            on_event = hook_method(hook, "on_event")
             if on_event is None:
                 continue
             try:
@@ -390,9 +390,14 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         """Call the upstream hook(s) for this point (``on_before_phase`` at DECIDE is ``on_before_decide``)."""
         if not self.hooks:
             return
+        methods = hook_method_names(name, phase)
+        # A hook that inherits EngineHook's no-op has nothing to do here: when no hook has more,
+        # the context (a dozen fields and a timestamp, at every phase of every step) is not built.
+        if not any(hook_method(hook, m) is not None for hook in self.hooks for m in methods):
+            return
         for method_name, args in self._hook_calls(name, run, phase, extra):
             for hook in list(self.hooks):
-                method = getattr(hook, method_name, None)
+                method = hook_method(hook, method_name)
                 if method is None:
                     continue
                 try:
@@ -423,14 +428,9 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             return [("on_run_start", (task, run.state, self))]
         if name == "on_run_end":
             return [("on_run_end", (extra.get("result"), self))]
-        if name in ("on_before_phase", "on_after_phase"):
-            method_name = phase_hook_name("before" if name == "on_before_phase" else "after", phase)
-            if method_name is None:
-                return []
-        else:
-            method_name = {"on_step_start": "on_before_step", "on_step_end": "on_after_step"}.get(
-                name, "on_recover"
-            )
+        methods = hook_method_names(name, phase)
+        if not methods:
+            return []
         record = extra.get("record") or run.current_record
         decision = extra.pop("decision", None)
         ctx = HookContext(
@@ -448,7 +448,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
             run_id=run.run_id,
             ts=utc_now(),
         )
-        calls: list[tuple[str, tuple[Any, ...]]] = [(method_name, (ctx, self))]
+        calls: list[tuple[str, tuple[Any, ...]]] = [(methods[0], (ctx, self))]
         if name == "on_step_end":
             calls.append(("on_step_end", (record, run.state, self)))
         return calls

@@ -15,7 +15,14 @@ from typing import Any
 
 from qitos.engine.runtime import RuntimePhase
 
-__all__ = ["EngineHook", "HookContext", "call_on_event", "phase_hook_name"]
+__all__ = [
+    "EngineHook",
+    "HookContext",
+    "call_on_event",
+    "hook_method",
+    "hook_method_names",
+    "phase_hook_name",
+]
 
 # Which upstream per-phase hook pair a phase calls (OBSERVE has none upstream).
 _PHASE_HOOKS = {
@@ -111,6 +118,39 @@ def phase_hook_name(when: str, phase: str) -> str | None:
     """The upstream hook called ``when`` ("before"/"after") ``phase``; None for a phase without one."""
     suffix = _PHASE_HOOKS.get(phase)
     return f"on_{when}_{suffix}" if suffix else None
+
+
+# The Engine's hook points and the methods each calls, in order, besides the per-phase pairs.
+_POINT_METHODS = {
+    "on_run_start": ("on_run_start",),
+    "on_run_end": ("on_run_end",),
+    "on_step_start": ("on_before_step",),
+    "on_step_end": ("on_after_step", "on_step_end"),
+}
+
+
+def hook_method_names(point: str, phase: str) -> tuple[str, ...]:
+    """The hook methods the Engine calls at ``point`` in ``phase``, in order (``on_before_phase`` at
+    DECIDE calls ``on_before_decide``; any other point is an error, which calls ``on_recover``)."""
+    if point in ("on_before_phase", "on_after_phase"):
+        name = phase_hook_name("before" if point == "on_before_phase" else "after", phase)
+        return (name,) if name is not None else ()
+    return _POINT_METHODS.get(point, ("on_recover",))
+
+
+# EngineHook's own methods, which do nothing: a hook that inherits one has nothing to call there.
+_NO_OPS = {name: fn for name, fn in vars(EngineHook).items() if name.startswith("on_") and callable(fn)}
+
+
+def hook_method(hook: Any, name: str) -> Any:
+    """``hook``'s method ``name``, or None when it has none or only EngineHook's no-op."""
+    method = getattr(hook, name, None)
+    if method is None:
+        return None
+    no_op = _NO_OPS.get(name)
+    if no_op is not None and getattr(method, "__func__", None) is no_op:
+        return None
+    return method
 
 
 @lru_cache(maxsize=256)

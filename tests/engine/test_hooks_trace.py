@@ -10,7 +10,7 @@ import pytest
 from engine_agents import ScriptAgent, add_decision
 
 from qitos import Decision, Engine
-from qitos.engine.hooks import EngineHook, HookContext
+from qitos.engine.hooks import EngineHook, HookContext, hook_method
 from qitos.kit.parser import JsonDecisionParser
 from qitos.models.scripted import ScriptedModel
 from qitos.trace.reader import TraceReader
@@ -64,6 +64,53 @@ def test_hooks_are_called_at_each_phase_and_see_every_event() -> None:
     assert [p for n, p in step0 if n == "after"] == phases_seen
     assert hook.calls[-1][0] == "run_end"
     assert hook.events == [e.phase for e in result.events]
+
+
+def test_a_hook_overriding_one_method_gets_each_of_its_calls() -> None:
+    """Only the overridden methods count (EngineHook's no-ops are skipped): a hook with just
+    ``on_step_end`` (the second method of its point) or just ``on_after_check_stop`` is still
+    called once per step, with that step's record and context."""
+
+    class StepEnds(EngineHook):
+        def __init__(self) -> None:
+            self.records: list[Any] = []
+
+        def on_step_end(self, record: Any, state: Any, engine: Any) -> None:
+            self.records.append(record)
+
+    class StopChecks(EngineHook):
+        def __init__(self) -> None:
+            self.steps: list[tuple[int, str]] = []
+
+        def on_after_check_stop(self, ctx: HookContext, engine: Any) -> None:
+            self.steps.append((ctx.step_id, ctx.phase))
+
+    ends, stops = StepEnds(), StopChecks()
+    result = Engine(ScriptAgent([add_decision(), Decision.final("x")]), hooks=[ends, stops]).run("t")
+    assert [r.step_id for r in ends.records] == [r.step_id for r in result.records] == [0, 1]
+    assert stops.steps == [(0, "CHECK_STOP"), (1, "CHECK_STOP")]
+
+
+def test_hook_method_skips_the_base_no_ops_only() -> None:
+    """An inherited no-op is nothing to call; an override, a duck-typed hook's function and a
+    callable set on the instance are called; a missing method is None."""
+
+    class One(EngineHook):
+        def on_before_act(self, ctx: HookContext, engine: Any) -> None:
+            """Overridden."""
+
+    class Duck:
+        def on_before_act(self, ctx: HookContext, engine: Any) -> None:
+            """Upstream's hooks need not subclass EngineHook."""
+
+    one = One()
+    assert hook_method(one, "on_before_decide") is None
+    assert hook_method(one, "on_event") is None
+    assert hook_method(one, "on_before_act") == one.on_before_act
+    assert hook_method(Duck(), "on_before_act") is not None
+    assert hook_method(Duck(), "on_before_decide") is None
+    one.on_before_decide = lambda ctx, engine: None  # type: ignore[method-assign]
+    assert hook_method(one, "on_before_decide") is one.on_before_decide
 
 
 def test_register_unregister_clear_and_render_hooks() -> None:
