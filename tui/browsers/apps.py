@@ -7,12 +7,13 @@ from typing import ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from tui.browsers.memory_browser import MemoryBrowser
 from tui.browsers.skills_browser import SkillsBrowser
 from tui.crash import LastResort
 from tui.text import inert_str
+from tui.widgets.keys_footer import KeysFooter
 
 
 class MemoryBrowserApp(LastResort, App[int]):
@@ -38,7 +39,7 @@ class MemoryBrowserApp(LastResort, App[int]):
     def compose(self) -> ComposeResult:
         yield Header(icon="≡")
         yield MemoryBrowser(self.memory_dir, global_dir=self.global_dir, watch_files=self.watch, id="memory")
-        yield Footer()
+        yield KeysFooter()
 
     @property
     def browser(self) -> MemoryBrowser:
@@ -77,7 +78,7 @@ class SkillsBrowserApp(LastResort, App[int]):
     def compose(self) -> ComposeResult:
         yield Header(icon="≡")
         yield SkillsBrowser(self.db_path, namespace=self.namespace, watch_files=self.watch, id="skills")
-        yield Footer()
+        yield KeysFooter()
 
     @property
     def browser(self) -> SkillsBrowser:

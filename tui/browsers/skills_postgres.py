@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from textual import events, work
 from textual.app import ComposeResult
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from qitos.kit.tool.library.errors import ToolLibraryError
 from qitos.kit.tool.library.postgres_store import CHANNEL, PostgresToolLibrary, psycopg
@@ -28,6 +28,7 @@ from tui.browsers.messages import WatchStopped
 from tui.browsers.skills_browser import SkillsBrowser
 from tui.browsers.skills_model import SkillLibrary, SkillsOpenError
 from tui.browsers.skills_render import SkillList
+from tui.widgets.keys_footer import KeysFooter
 
 __all__ = [
     "PostgresSkillsBrowser",
@@ -276,4 +277,4 @@ class PostgresSkillsBrowserApp(SkillsBrowserApp):
     def compose(self) -> ComposeResult:
         yield Header(icon="≡")
         yield PostgresSkillsBrowser(self.dsn, namespace=self.namespace, watch_files=self.watch, id="skills")
-        yield Footer()
+        yield KeysFooter()

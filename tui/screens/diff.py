@@ -19,7 +19,6 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.strip import Strip
-from textual.widgets import Footer
 
 from qitos.trace.errors import TraceError
 from tui.run_diff import EventLoader, RunDiff, compare, pair_differences, scan_run
@@ -27,6 +26,7 @@ from tui.screens.dialogs import HelpScreen, binding_rows
 from tui.store import short
 from tui.structured import Tone
 from tui.text import inert, inert_line
+from tui.widgets.keys_footer import KeysFooter
 from tui.widgets.scroll_gutter import GUTTER_CSS, GutterScrolling
 from tui.widgets.scrolling import set_virtual_size
 from tui.widgets.toned_static import TonedStatic
@@ -191,7 +191,7 @@ class DiffScreen(Screen[None]):
             yield PairList(id="pairs")
             with VerticalScroll(id="pair-detail"):
                 yield TonedStatic(lambda tone: Text("reading the two runs…", style=DIM), id="detail")
-        yield Footer(show_command_palette=False)
+        yield KeysFooter(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one(PairList).border_title = "A · step / action        B · step / action"

@@ -44,6 +44,7 @@ from tui.screens.live_control import LiveController
 from tui.screens.pause_actions import PauseActions
 from tui.store import RunStore
 from tui.text import inert_str
+from tui.widgets.keys_footer import KeysFooter
 from tui.widgets.pane_tabs import PaneTabs
 from tui.widgets.run_header import RunHeader, StatusBar
 from tui.widgets.step_list import StepList
@@ -197,7 +198,7 @@ class RunScreen(Screen[None]):
                     # Only the first pane is needed for the first frame at 80x24; the others are
                     # built (their modules imported) and mounted right after it (_mount_later_panes).
                     yield self._build_pane(0)
-        yield Footer(show_command_palette=False)
+        yield KeysFooter(show_command_palette=False)
 
     def _build_pane(self, index: int) -> Pane:
         """Pane ``index``, bound to the screen's state."""

@@ -21,6 +21,7 @@ from tui.run_folder import RunBatch, iter_run_batches
 from tui.run_view import COLUMNS, RunView
 from tui.screens.dialogs import HelpScreen, binding_rows
 from tui.text import inert
+from tui.widgets.keys_footer import KeysFooter
 from tui.widgets.run_table import RunTable
 
 
@@ -111,7 +112,7 @@ class RunListScreen(Screen[None]):
             id="run-filter",
         )
         yield RunTable(self.view, id="run-table")
-        yield Footer(show_command_palette=False)
+        yield KeysFooter(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one(RunTable).focus()
