@@ -15,7 +15,8 @@ Run: ``python tests/benchmarks/bench_tui.py [--runs N] [--work DIR] [--skip-1gb]
   and Right while the fold runs, each press spaced so that the fold is under way again (the fold
   rests while keys keep coming: presses in a row would time keys against a resting fold). The
   100k trace folds in about a second, so the 1 GB trace gives most of those.
-- Live: wall time of a 200-step scripted run in the TUI versus headless (both traced).
+- Live: wall time of a 200-step scripted run in the TUI versus headless (both traced), and, as
+  the floor, the Engine built as the TUI builds it (its event tap and pause policy) with no UI.
 
 Aims (issue 5): first paint < 0.5 s and at most half of toolong's; 1 GB < 1 s with peak RSS < 300 MB;
 keys < 50 ms; live overhead < 10 %.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import shutil
@@ -374,6 +376,17 @@ def _headless(base: Path, steps: int) -> float:
     return elapsed
 
 
+def _tapped(base: Path, steps: int) -> float:
+    """Wall time of Engine.run built as the TUI builds it (its event tap, with nothing behind it,
+    and its pause policy) but with no UI: what the Engine itself pays for being watched."""
+    from tui.live import LiveRun
+
+    live = LiveRun(_bench_agent(steps), "count", trace_dir=base)
+    live.build(lambda event: None)
+    live.start()
+    return live.engine_seconds
+
+
 async def _live(base: Path, steps: int) -> tuple[float, int]:
     """Wall time of Engine.run for the same agent inside the TUI (tap, fold, screen updates)."""
     from tui.app import make_app
@@ -399,18 +412,26 @@ def bench_live(steps: int, runs: int) -> None:
         base = Path(tmp)
         _headless(base / "warm", steps)
         headless: list[float] = []
+        tapped: list[float] = []
         tui: list[float] = []
         shown = 0
         for n in range(runs):
+            # Each run starts with no garbage of the one before (an app's, say) for the collector
+            # to walk: the order of the three would otherwise weigh on the figures.
+            gc.collect()
             headless.append(_headless(base / f"h{n}", steps))
+            gc.collect()
+            tapped.append(_tapped(base / f"p{n}", steps))
+            gc.collect()
             elapsed, shown = asyncio.run(_live(base / f"t{n}", steps))
             tui.append(elapsed)
-    h, t = statistics.median(headless), statistics.median(tui)
+    h, p, t = statistics.median(headless), statistics.median(tapped), statistics.median(tui)
     paired = statistics.median(100 * (b - a) / a for a, b in zip(headless, tui, strict=True))
     print(
         f"  {steps}-step scripted run (traced), Engine wall time, median of {runs}: headless {h:.3f} s,"
         f" in the TUI {t:.3f} s ({shown} steps shown) -> overhead {100 * (t - h) / h:+.1f} %"
-        f" (median of the pairs {paired:+.1f} %)"
+        f" (median of the pairs {paired:+.1f} %); the Engine built as the TUI builds it (tap and"
+        f" pause policy), no UI: {p:.3f} s ({100 * (p - h) / h:+.1f} %)"
     )
 
 
