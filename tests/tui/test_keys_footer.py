@@ -1,10 +1,12 @@
 """KeysFooter: a focus move with the same keys on show keeps the footer's keys; a change of the
-keys on show (one appears, one is disabled) composes them again, as Textual's Footer does."""
+keys on show (one appears, one is disabled) composes them again, as Textual's Footer does, each
+key born as compact as the footer."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Button
@@ -73,3 +75,35 @@ async def test_focus_moves_keep_the_keys_and_new_keys_compose_again() -> None:
         app.refresh_bindings()  # nothing changed
         await pilot.pause()
         assert keys(app) == paused
+
+
+async def test_keys_are_born_as_compact_as_the_footer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a wide (not compact) footer a new key is never compact, not even for its first style
+    (FooterKey's default is compact): its compactness is set once, to the footer's."""
+    from textual.widgets._footer import FooterKey
+
+    seen: list[bool] = []
+    watch = FooterKey._watch_compact
+
+    def spy(key: FooterKey, compact: bool) -> None:
+        seen.append(compact)
+        watch(key, compact)
+
+    monkeypatch.setattr(FooterKey, "_watch_compact", spy)
+    app = KeysApp()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        footer = app.query_one(KeysFooter)
+        footer.compact = False
+        await pilot.pause()
+        assert not any(key.has_class("-compact") for key in keys(app))
+        seen.clear()
+        app.live = True  # `p` shows: the keys are composed again
+        app.refresh_bindings()
+        await pilot.pause()
+        assert [k.key for k in keys(app)] == ["q", "p", "r"]
+        assert seen and not any(seen)  # each new key's compactness was only ever False
+        assert not any(key.has_class("-compact") for key in keys(app))
+        footer.compact = True  # and they still follow the footer
+        await pilot.pause()
+        assert all(key.has_class("-compact") for key in keys(app))

@@ -4,7 +4,7 @@ Textual's Footer rebuilds all its keys whenever the screen's bindings are update
 updated at every focus move and every ``refresh_bindings``, mostly with the same keys on show:
 each rebuild mounts and styles every key again (three style passes a key at 120 columns), ~10 ms
 of the UI thread for a footer of ten keys. This one remembers the keys it composed and skips a
-rebuild that would compose the same ones.
+rebuild that would compose the same ones, and composes each key as compact as the footer is.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Hashable
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey  # Textual's own key widget (pinned: textual<9)
 
 
 class KeysFooter(Footer):
@@ -42,6 +43,13 @@ class KeysFooter(Footer):
         composed = False
         for widget in super().compose():
             composed = True
+            # The command palette's key is not bound to the footer's compactness: it stays compact.
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                # Born as compact as the footer: a key mounts compact (FooterKey's default) and its
+                # binding to the footer then makes it wide, a restyle of the mounted key each time:
+                # two of the three style passes every key took at 120 columns and more.
+                widget.set_reactive(FooterKey.compact, self.compact)
+                widget.set_class(self.compact, "-compact", update=False)
             yield widget
         self._composed = keys if composed else None
 
