@@ -395,7 +395,7 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
         # the context (a dozen fields and a timestamp, at every phase of every step) is not built.
         if not any(hook_method(hook, m) is not None for hook in self.hooks for m in methods):
             return
-        for method_name, args in self._hook_calls(name, run, phase, extra):
+        for method_name, args in self._hook_calls(name, run, phase, methods, extra):
             for hook in list(self.hooks):
                 method = hook_method(hook, method_name)
                 if method is None:
@@ -420,17 +420,15 @@ class Engine(StartMixin, PhaseMixin, ActMixin, OutcomeMixin, Generic[StateT, Obs
                     )
 
     def _hook_calls(
-        self, name: str, run: RunState, phase: str, extra: dict[str, Any]
+        self, name: str, run: RunState, phase: str, methods: tuple[str, ...], extra: dict[str, Any]
     ) -> list[tuple[str, tuple[Any, ...]]]:
-        """The upstream hook methods and their arguments for one of the Engine's hook points."""
+        """The upstream hook methods (``methods``, as hook_method_names gives them) and their
+        arguments for one of the Engine's hook points."""
         task = run.task.objective if isinstance(run.task, Task) else run.task
         if name == "on_run_start":
             return [("on_run_start", (task, run.state, self))]
         if name == "on_run_end":
             return [("on_run_end", (extra.get("result"), self))]
-        methods = hook_method_names(name, phase)
-        if not methods:
-            return []
         record = extra.get("record") or run.current_record
         decision = extra.pop("decision", None)
         ctx = HookContext(
