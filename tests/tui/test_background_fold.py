@@ -12,7 +12,7 @@ from waits import wait_until
 from tui.app import make_app
 from tui.messages import EventsAvailable, FoldFinished
 from tui.pacing import FoldPacer
-from tui.screens.feeding import FIRST_PAINT_EVENTS, FOLD_SLICE
+from tui.screens.feeding import FIRST_PAINT_EVENTS, FOLD_SLICE, HEAD_FOLD_SLICE
 from tui.screens.run import RunScreen
 from tui.synthetic import synthetic_events, write_trace
 from tui.widgets.run_header import RunHeader
@@ -210,3 +210,35 @@ async def test_a_key_pressed_while_the_fold_works_through_a_backlog_is_answered_
             assert screen.selected == 2
         finally:
             clock.release()
+
+
+@pytest.mark.parametrize("rows", [24, 60])
+async def test_the_first_frame_folds_the_steps_the_screen_has_rows_for_and_the_rest_follows(
+    big_run: Path, rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before the reader opens, the head is folded until the step list is full, at most the events
+    read for the first frame; once it opens, the background fold takes over from there."""
+    opened = threading.Event()
+    monkeypatch.setattr(RunScreen, "open_reader", lambda screen: opened.set())  # held back
+    app = make_app(replay=big_run)
+    async with app.run_test(size=(100, rows)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        await pilot.pause()
+        assert opened.is_set() and screen.reader is None
+        folded, steps = screen.store.event_count, len(screen.store.steps)
+        if rows == 24:  # the screen is full before the head is folded ...
+            assert rows < steps and folded < FIRST_PAINT_EVENTS
+            # ... and the fold stopped with the slice that filled it.
+            assert screen.store.steps[rows].first >= folded - HEAD_FOLD_SLICE
+        else:  # the screen has more rows than the head has steps: all of the head is folded
+            assert folded == FIRST_PAINT_EVENTS and steps < rows
+        assert screen.store.steps[-1].last == folded - 1
+        monkeypatch.undo()
+        screen.open_reader()  # the reader opens now: the rest of the trace folds after the head
+        await app.workers.wait_for_complete()
+        await wait_until(
+            lambda: screen.reader is not None and screen.store.event_count == len(screen.reader),
+            what="the fold to finish",
+        )
+        assert [s.step for s in screen.store.steps] == list(range(1000))

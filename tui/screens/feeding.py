@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
     from qitos.trace.reader import TraceReader
     from tui.live import LiveRun
 
-FIRST_PAINT_EVENTS = 400  # folded before the first frame; the rest folds in the background
+FIRST_PAINT_EVENTS = 400  # read before the first frame; the rest folds in the background
+HEAD_FOLD_SLICE = 32  # the first frame's fold stops within this many events of filling the screen
 FOLD_SLICE = 500  # events parsed and folded per turn of the UI thread (~3 ms), so keys get in between
 PROGRESS_SECONDS = 0.1  # the shortest time between two fold progress updates
 FOLD_BACKLOG = 2000  # events read ahead of the UI thread's fold (bounds the peak RSS)
@@ -111,10 +113,14 @@ class Feeder:
         """Begin folding: a replay paints its head now and folds the rest in the background."""
         self._schedule_flush()
         if self.replay is not None:
-            # First paint from the head of the trace (see tui.replay); the reader is opened and
-            # the rest folded in the background once the first frame is out.
+            # First paint from the head of the trace (see tui.replay), folded only as far as the
+            # screen has rows for steps (a few hundred events would fold twice as many at 80x24);
+            # the reader is opened and the rest folded in the background once the frame is out.
             head = self.store.source
-            self.store.apply(head.records() if isinstance(head, HeadSource) else head.events(), 0)
+            records = head.records() if isinstance(head, HeadSource) else head.events()
+            rows = self.host.app.size.height
+            while len(self.store.steps) <= rows and self.store.apply(islice(records, HEAD_FOLD_SLICE)):
+                pass
             self.flush_now()
             self.host.call_after_refresh(self.host.open_reader)
 
@@ -245,7 +251,7 @@ class Feeder:
             self.add_notice(str(message.problem))
             return
         reader = self.reader = message.reader
-        head = len(self.store.source)
+        head = self.store.event_count  # what the first frame folded of the head
         self.store.source = reader  # same indices: HeadSource counts lines as the reader does
         self.store.declared_status = reader.status
         self.notices.extend(reader.notices)
