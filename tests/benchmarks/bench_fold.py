@@ -10,8 +10,9 @@ generated ~100 MB and ~1 GB traces for the next run; generating the 1 GB one tak
 2. The full background fold of a 1M-event trace in the app under tmux, from launch until every
    step is in the list (the header's range of step ids reaches the last one and it no longer
    says "folding"), beside a plain ``json.loads`` of every line of the same file (aim: at most
-   0.5x it) and, as floors, reading the file's lines, and parsing them with orjson as the fold
-   does (what any fold that parses every line that way costs at least).
+   0.5x it) and, as floors, reading the file's lines, parsing them with orjson as the fold does
+   (what any fold that parses every line that way costs at least), and our reader and fold with
+   no UI, in one process and split in two halves folded at once in two processes.
 3. Search for the text of the trace's last event over the whole trace once folded (aim < 1 s),
    and over the part folded so far while the fold runs.
 4. The app's peak RSS (VmHWM) after the full fold (aim: at most 200 MB).
@@ -78,6 +79,23 @@ with open(sys.argv[1], "rb") as f:
 print(json.dumps({"s": time.perf_counter() - t0, "lines": n}))
 """
 
+# The app's reader and fold with no UI, over part argv[2] of argv[3] of the trace's events: run as
+# the one part of one, and as two halves at once in two processes (one per core here; each indexes
+# the whole file, as a worker would, and nothing is merged or drawn). What a fold split over
+# processes could give at best, with the fold we have.
+FOLD_PART = """
+import json, sys, time
+from qitos.trace.reader import TraceReader
+from tui.store import RunStore
+t0 = time.perf_counter()
+reader = TraceReader(sys.argv[1])
+part, parts = int(sys.argv[2]), int(sys.argv[3])
+store = RunStore(reader, run_id=reader.run_id)
+for first, block in reader.records(len(reader) * part // parts, len(reader) * (part + 1) // parts):
+    store.apply(block, first)
+print(json.dumps({"s": time.perf_counter() - t0, "steps": len(store.steps)}))
+"""
+
 SEARCH = """
 import json, sys, time
 from qitos.trace.reader import TraceReader
@@ -106,6 +124,25 @@ def child(code: str, *args: str) -> dict[str, float]:
     """Run ``code`` in a fresh interpreter; the figures it prints."""
     out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def fold_in_parts(run_dir: Path, parts: int) -> float:
+    """Seconds until FOLD_PART has folded all ``parts`` parts of the trace, each in its own process,
+    all started at once."""
+    start = time.perf_counter()
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", FOLD_PART, str(run_dir), str(part), str(parts)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for part in range(parts)
+    ]
+    for worker in workers:
+        worker.communicate()
+        if worker.returncode != 0:
+            raise RuntimeError(f"FOLD_PART failed with exit code {worker.returncode}")
+    return time.perf_counter() - start
 
 
 # The floor of our first screen: the modules the replay's first frame needs (tui.app and what it
@@ -170,12 +207,13 @@ def full_fold(run_dir: Path, last_step: int) -> tuple[float, float]:
 
 def bench_full_fold(run_dir: Path, runs: int) -> None:
     """Figures 2 and 4: the app's full fold beside json.loads of every line, alternating, with the
-    floors (reading the lines; orjson.loads of every line, the fold's own parse); peak RSS."""
+    floors (reading the lines; orjson.loads of every line, the fold's own parse; the app's reader
+    and fold with no UI, in one process and split over two); peak RSS."""
     events = str(run_dir / "events.jsonl")
     with (run_dir / "manifest.json").open() as f:
         steps = json.load(f)["summary"]["steps"]
     child(READ_LINES, events)  # warm the page cache
-    folds, rss, plain, floor, fast = [], [], [], [], []
+    folds, rss, plain, floor, fast, alone, split = [], [], [], [], [], [], []
     for _ in range(runs):
         seconds, peak = full_fold(run_dir, steps - 1)
         folds.append(seconds)
@@ -183,12 +221,17 @@ def bench_full_fold(run_dir: Path, runs: int) -> None:
         plain.append(child(PARSE_LINES, events, "json")["s"])
         floor.append(child(READ_LINES, events)["s"])
         fast.append(child(PARSE_LINES, events, "orjson")["s"])
+        alone.append(fold_in_parts(run_dir, 1))
+        split.append(fold_in_parts(run_dir, 2))
     f, p, o = statistics.median(folds), statistics.median(plain), statistics.median(fast)
+    a, s = statistics.median(alone), statistics.median(split)
     print(
         f"2. full background fold, {steps} steps, median of {runs}: qitos-tui {f:.2f} s"
         f" (min {min(folds):.2f}) | json.loads of every line {p:.2f} s | reading the lines"
         f" {statistics.median(floor):.2f} s | orjson.loads of every line (the fold's parse, alone)"
-        f" {o:.2f} s ({o / p:.2f}x) | ratio {f / p:.2f} (aim <= 0.5)"
+        f" {o:.2f} s ({o / p:.2f}x) | our reader and fold with no UI {a:.2f} s ({a / p:.2f}x), the same"
+        f" split in two halves folded at once in two processes {s:.2f} s ({s / p:.2f}x)"
+        f" | ratio {f / p:.2f} (aim <= 0.5)"
     )
     print(f"4. peak RSS after the full fold, median of {runs}: {statistics.median(rss):.0f} MB (aim <= 200)")
 
