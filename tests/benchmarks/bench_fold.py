@@ -91,9 +91,10 @@ t0 = time.perf_counter()
 reader = TraceReader(sys.argv[1])
 part, parts = int(sys.argv[2]), int(sys.argv[3])
 store = RunStore(reader, run_id=reader.run_id)
+folded = 0
 for first, block in reader.records(len(reader) * part // parts, len(reader) * (part + 1) // parts):
-    store.apply(block, first)
-print(json.dumps({"s": time.perf_counter() - t0, "steps": len(store.steps)}))
+    folded += store.apply(block, first)
+print(json.dumps({"s": time.perf_counter() - t0, "events": folded, "of": len(reader)}))
 """
 
 SEARCH = """
@@ -128,7 +129,7 @@ def child(code: str, *args: str) -> dict[str, float]:
 
 def fold_in_parts(run_dir: Path, parts: int) -> float:
     """Seconds until FOLD_PART has folded all ``parts`` parts of the trace, each in its own process,
-    all started at once."""
+    all started at once; checked to have folded every event between them."""
     start = time.perf_counter()
     workers = [
         subprocess.Popen(
@@ -138,11 +139,17 @@ def fold_in_parts(run_dir: Path, parts: int) -> float:
         )
         for part in range(parts)
     ]
+    results = []
     for worker in workers:
-        worker.communicate()
+        out, _ = worker.communicate()
         if worker.returncode != 0:
             raise RuntimeError(f"FOLD_PART failed with exit code {worker.returncode}")
-    return time.perf_counter() - start
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    seconds = time.perf_counter() - start
+    folded, total = sum(r["events"] for r in results), results[0]["of"]
+    if folded != total:
+        raise RuntimeError(f"the {parts} parts folded {folded} events of {total}")
+    return seconds
 
 
 # The floor of our first screen: the modules the replay's first frame needs (tui.app and what it
