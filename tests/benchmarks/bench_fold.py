@@ -79,22 +79,27 @@ with open(sys.argv[1], "rb") as f:
 print(json.dumps({"s": time.perf_counter() - t0, "lines": n}))
 """
 
-# The app's reader and fold with no UI, over part argv[2] of argv[3] of the trace's events: run as
-# the one part of one, and as two halves at once in two processes (one per core here; each indexes
-# the whole file, as a worker would, and nothing is merged or drawn). What a fold split over
-# processes could give at best, with the fold we have.
+# The app's reader and fold with no UI (the collector tuned as the app tunes it), over part
+# argv[2] of argv[3] of the trace's events; prints its CPU seconds, steps, peak RSS and the events
+# it folded. Figure 2 runs it as the one part of one, and as two halves at once in two processes
+# (one per core here; each indexes the whole file, as a worker would, and nothing is merged or
+# drawn): what a fold split over processes could give at best, with the fold we have.
 FOLD_PART = """
-import json, sys, time
+import gc, json, resource, sys, time
 from qitos.trace.reader import TraceReader
+from tui.gc_tuning import FRAME_THRESHOLDS
 from tui.store import RunStore
-t0 = time.perf_counter()
+
+gc.set_threshold(*FRAME_THRESHOLDS)
+t0 = time.process_time()
 reader = TraceReader(sys.argv[1])
 part, parts = int(sys.argv[2]), int(sys.argv[3])
 store = RunStore(reader, run_id=reader.run_id)
 folded = 0
 for first, block in reader.records(len(reader) * part // parts, len(reader) * (part + 1) // parts):
     folded += store.apply(block, first)
-print(json.dumps({"s": time.perf_counter() - t0, "events": folded, "of": len(reader)}))
+print(json.dumps({"s": time.process_time() - t0, "steps": len(store.steps), "events": folded,
+                  "of": len(reader), "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
 SEARCH = """
@@ -124,7 +129,12 @@ print(json.dumps({"partial_s": t1 - t0, "partial_found": len(partial), "whole_s"
 def child(code: str, *args: str) -> dict[str, float]:
     """Run ``code`` in a fresh interpreter; the figures it prints."""
     out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return printed_figures(out.stdout)
+
+
+def printed_figures(stdout: str) -> dict[str, float]:
+    """The figures a child printed: the JSON object on its last line."""
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
 def fold_in_parts(run_dir: Path, parts: int) -> float:
@@ -144,7 +154,7 @@ def fold_in_parts(run_dir: Path, parts: int) -> float:
         out, _ = worker.communicate()
         if worker.returncode != 0:
             raise RuntimeError(f"FOLD_PART failed with exit code {worker.returncode}")
-        results.append(json.loads(out.strip().splitlines()[-1]))
+        results.append(printed_figures(out))
     seconds = time.perf_counter() - start
     folded, total = sum(r["events"] for r in results), results[0]["of"]
     if folded != total:

@@ -23,24 +23,8 @@ if __package__ in (None, ""):  # run as a script from the repo root or anywhere
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_fold import child  # noqa: E402
+from bench_fold import FOLD_PART, child  # noqa: E402
 from bench_tui import PAD_1GB, PAD_100MB, STEPS_1GB, STEPS_100MB, trace  # noqa: E402
-
-FOLD = """
-import gc, json, resource, sys, time
-from qitos.trace.reader import TraceReader
-from tui.gc_tuning import FRAME_THRESHOLDS
-from tui.store import RunStore
-
-gc.set_threshold(*FRAME_THRESHOLDS)  # as the app runs
-t0 = time.process_time()
-reader = TraceReader(sys.argv[1])
-store = RunStore(reader, run_id=reader.run_id)
-for start, records in reader.records(0):
-    store.apply(records, start)
-print(json.dumps({"s": time.process_time() - t0, "steps": len(store.steps),
-                  "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
-"""
 
 # What every fold that reads each line as the trace's parser does costs before it folds anything:
 # the reader's parse of every line (orjson, with the checks that keep it exact to the total parse).
@@ -114,7 +98,7 @@ def main() -> int:
         child(READ_LINES, events)  # warm the page cache
         fold, parse, alone, plain, floor, rss = [], [], [], [], [], []
         for _ in range(args.runs):
-            figures = child(FOLD, str(run_dir))
+            figures = child(FOLD_PART, str(run_dir), "0", "1")
             fold.append(figures["s"])
             rss.append(figures["rss"])
             parse.append(child(READER_PARSE, str(run_dir))["s"])
