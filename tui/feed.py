@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from qitos.trace.events import RunEvent
+
+if TYPE_CHECKING:
+    from qitos.trace.reader import TraceReader
+    from tui.store import RunStore
 
 
 class Batch(Protocol):
@@ -18,17 +22,30 @@ class Batch(Protocol):
     def __iter__(self) -> Iterator[RunEvent | dict[str, Any]]: ...
 
 
+class FoldedElsewhere:
+    """Events folded elsewhere (a part of a trace, in a worker process: tui.fold_parts), queued
+    in the feed to be joined to the store in their turn, on the UI thread."""
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def join(self, store: RunStore, reader: TraceReader) -> None:
+        """Join what was folded to ``store``, folded up to the first of these events."""
+        raise NotImplementedError
+
+
 class EventFeed:
     """Producers push events from any thread; the UI drains them all at once on its own thread."""
 
     def __init__(self, notify: Callable[[], None]) -> None:
         self._notify = notify
         self._lock = threading.Lock()
-        # RunEvents, or the trace's line objects (records) that RunStore.apply folds alike.
-        self._chunks: list[tuple[int | None, Batch]] = []
+        # RunEvents, or the trace's line objects (records) that RunStore.apply folds alike, or a
+        # part of the trace folded in a worker process, to be joined in its turn.
+        self._chunks: list[tuple[int | None, Batch | FoldedElsewhere]] = []
         self._pending = 0
 
-    def push(self, events: Batch, start: int | None = None) -> None:
+    def push(self, events: Batch | FoldedElsewhere, start: int | None = None) -> None:
         """Queue ``events`` (the first at index ``start``, or next in order) and wake the UI."""
         if not events:
             return
@@ -41,7 +58,7 @@ class EventFeed:
         if wake:
             self._notify()
 
-    def drain(self, limit: int | None = None) -> list[tuple[int | None, Batch]]:
+    def drain(self, limit: int | None = None) -> list[tuple[int | None, Batch | FoldedElsewhere]]:
         """What was queued since the last drain, oldest first: everything, or whole chunks up to
         about ``limit`` events (always at least one chunk), so the UI can fold in short slices."""
         with self._lock:

@@ -321,6 +321,18 @@ class RunStore:
         # Our Engine writes upstream's DECIDE stages *and* model_request/response; once the latter
         # are seen, the DECIDE stages no longer make exchanges of their own.
         self._native_requests = False
+        # What a fold of a later part of a trace, begun afresh, needs to be joined to the fold of
+        # the events before it exactly (see absorb): which run-level fields its events set, the
+        # tokens its responses added and each run_end's total with the tokens added before it,
+        # what it looked up and did not find, and what it did only because no model_request came
+        # before. Set on the rare paths, but for the tokens.
+        self._assigned: set[str] = set()
+        self._tokens_added = 0
+        self._token_floors: list[tuple[int, int]] = []
+        self._missed_ids: set[str] = set()
+        self._missed_calls: set[str] = set()
+        self._kind_notices: dict[int, str] = {}  # notice position -> the unknown kind it is first of
+        self._before_native = False
 
     # ---- folding -------------------------------------------------------------------------------
     def apply(self, events: Iterable[RunEvent | dict[str, Any]], start: int | None = None) -> int:
@@ -433,11 +445,15 @@ class RunStore:
             self.notices.append(malformed_notice(RunEvent("", step.step, phase, False, p, error, "")))
         elif seen:
             return
-        elif phase:
-            name = short(phase, 40)
-            self.notices.append(f"unknown event kind {name!r} (first at event {i + 1}): shown as raw events")
         else:
-            self.notices.append(f"events without a kind (first at event {i + 1}): shown as raw events")
+            self._kind_notices[len(self.notices)] = phase
+            if phase:
+                name = short(phase, 40)
+                self.notices.append(
+                    f"unknown event kind {name!r} (first at event {i + 1}): shown as raw events"
+                )
+            else:
+                self.notices.append(f"events without a kind (first at event {i + 1}): shown as raw events")
 
     # model_request / model_response ---------------------------------------------------------------
     def _on_request(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
@@ -451,6 +467,7 @@ class RunStore:
         model_id = as_str(p.get("model_id"))
         if model_id:
             self.model_id = model_id
+            self._assigned.add("model_id")
         figures = request_budget(p)
         if figures is not None:
             names = tuple(name for name, _ in figures.used)
@@ -476,6 +493,7 @@ class RunStore:
         step.tokens = step.tokens + tokens if step.tokens else tokens
         step.latency_ms = _shared(step.latency_ms + _latency(p))
         self.total_tokens += tokens
+        self._tokens_added += tokens
         calls = response_tool_calls(p)
         if calls:
             step.action = _shared(short(actions_brief(calls)))
@@ -496,7 +514,10 @@ class RunStore:
             step.action = _shared(short(action_brief({"name": call.tool, "args": call.args})))
 
     def _on_tool_result(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
-        pos = self._by_call.pop(str(call_id(p)), None)  # answered: the id is not needed again
+        key = str(call_id(p))
+        pos = self._by_call.pop(key, None)  # answered: the id is not needed again
+        if pos is None:
+            self._missed_calls.add(key)
         ex = self.exchanges[pos] if pos is not None else self._last_exchange(step, i)
         ex._tool_results = with_index(ex._tool_results, i)
         step.latency_ms = _shared(step.latency_ms + _latency(p))
@@ -511,6 +532,8 @@ class RunStore:
         """Forget the DECIDE-stage exchange made just before the first model_request."""
         ex_id = f"decide@{step.step}"
         pos = self.exchange_by_id.pop(ex_id, None)
+        if pos is None:
+            self._missed_ids.add(ex_id)
         if pos is None or pos != len(self.exchanges) - 1:
             if pos is not None:
                 self.exchange_by_id[ex_id] = pos  # not the newest: leave the log as it is
@@ -524,8 +547,10 @@ class RunStore:
     # upstream phases: DECIDE model_input/model_output/decision_ready, ACT action_results ----------
     def _on_decide(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         stage = stage_of(p)
-        if self._native_requests and stage in _MODEL_STAGES:
-            return
+        if stage in _MODEL_STAGES:
+            if self._native_requests:
+                return
+            self._before_native = True
         if stage == Stage.MODEL_INPUT:
             self._exchange(step, f"decide@{step.step}").request = i
             step._requests = with_index(step._requests, i)
@@ -540,6 +565,7 @@ class RunStore:
 
     def _on_act(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         if stage_of(p) == Stage.ACTION_RESULTS and not self._native_requests:
+            self._before_native = True
             ex = self._last_exchange(step, i)
             ex._tool_results = with_index(ex._tool_results, i)
             for inv in action_results(p):
@@ -556,7 +582,7 @@ class RunStore:
         if stage_of(p) == Stage.STOP:
             stop = Stop.read(p)
             self.stop_reason = stop.stop_reason or self.stop_reason
-            self.final_result = p.get("final_result", self.final_result)
+            self._set_final_result(p)
 
     def _on_end(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         self.stop_reason = Stop.read(p).stop_reason or self.stop_reason
@@ -581,11 +607,13 @@ class RunStore:
             own=pause.policy_id == self.own_policy_id,
         )
         self.status = STATUS_PAUSED
+        self._assigned.update(("pause", "status"))
 
     def _on_resume(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         step.pauses += (i,)
         self.pause = None
         self.status = STATUS_RUNNING
+        self._assigned.update(("pause", "status"))
 
     def _on_decision(self, error: str | None, p: dict, step: StepSummary, i: int) -> None:
         step.pauses += (i,)
@@ -599,6 +627,8 @@ class RunStore:
         # it could not read): the Exchanges pane shows it there.
         request_id = info.details.request_id
         pos = self.exchange_by_id.get(request_id) if request_id is not None else None
+        if pos is None and request_id is not None:
+            self._missed_ids.add(request_id)
         if pos is None and info.category in ("model", "parse") and step.exchanges:
             pos = step.exchanges[-1]
         if pos is not None:
@@ -615,12 +645,111 @@ class RunStore:
         end = RunEnd.read(p)
         if end.status:
             self.status = end.status
+            self._assigned.add("status")
         self.stop_reason = end.stop_reason or self.stop_reason
-        self.final_result = p.get("final_result", self.final_result)
+        self._set_final_result(p)
         total = end.token_usage or 0
+        self._token_floors.append((total, self._tokens_added))
         if total > self.total_tokens:
             self.total_tokens = total
         self.pause = None
+        self._assigned.add("pause")
+
+    def _set_final_result(self, p: dict) -> None:
+        if "final_result" in p:
+            self.final_result = p["final_result"]
+            self._assigned.add("final_result")
+
+    # ---- joining a part folded elsewhere -----------------------------------------------------------
+    def absorb(self, part: RunStore, start: int) -> bool:
+        """Join ``part``, the fold, begun afresh, of the events from ``start`` on (one part of a
+        trace folded in another process: tui.fold_parts), so that this store ends as if it had
+        folded them itself; or change nothing and return False when the part's fold may have gone
+        otherwise after this store's events (it met a step, exchange or tool call of this store's
+        again, or folded DECIDE stages as if no model_request had come): the caller then folds
+        those events here. ``part.categories`` holds only the part's own events."""
+        if start != self.event_count or len(self.categories) != start or not self._joins(part):
+            return False
+        if len(part.categories) != part.event_count - start:
+            return False
+        steps_before, offset = len(self.steps), len(self.exchanges)
+        # Positions in part.exchanges move to where those now sit. One int object per position,
+        # as the fold keeps it (an exchange's number is the next one's position): 28 bytes each.
+        moved = list(range(offset, offset + len(part.exchanges) + 1))
+        add = self.step_pos.add
+        for pos, step in enumerate(part.steps, steps_before):
+            add(step.step, pos)
+            kept = step._exchanges
+            if isinstance(kept, int):
+                step._exchanges = moved[kept]
+            elif kept:
+                step._exchanges = tuple(moved[k] for k in kept)
+        for ex in part.exchanges:
+            ex.number = moved[ex.number]
+        self.steps += part.steps
+        self.exchanges += part.exchanges
+        self._next_exchange_pos = len(self.exchanges)
+        self.exchange_by_id.update((key, pos + offset) for key, pos in part.exchange_by_id.items())
+        self._by_call.update((key, pos + offset) for key, pos in part._by_call.items())
+        self.categories += part.categories
+        self.event_count = part.event_count
+        self._absorb_run_fields(part)
+        return True
+
+    def _joins(self, part: RunStore) -> bool:
+        """Whether ``part``, folded afresh, folded its events as this store would have from here."""
+        if self._native_requests and part._before_native:
+            return False
+        step_pos = self.step_pos
+        if any(step_pos.get(step.step) is not None for step in part.steps):
+            return False
+        created = {ex.exchange_id for ex in part.exchanges}  # each was looked up and not found
+        return self.exchange_by_id.keys().isdisjoint(
+            created | part._missed_ids
+        ) and self._by_call.keys().isdisjoint(part._missed_calls)
+
+    def _absorb_run_fields(self, part: RunStore) -> None:
+        """The run-level fields after ``part``'s events, from this store's and what the part set."""
+        if not self.run_id:
+            self.run_id = part.run_id
+        if "model_id" in part._assigned:  # a model_request names it: the last one wins
+            self.model_id = part.model_id
+        elif not self.model_id:  # else only the first INIT names it
+            self.model_id = part.model_id
+        for name in ("status", "pause", "final_result"):
+            if name in part._assigned:
+                setattr(self, name, getattr(part, name))
+        self.stop_reason = part.stop_reason or self.stop_reason
+        if part.last_decision is not None:
+            self.last_decision = part.last_decision
+        if part.failure is not None:
+            self.failure, self.failure_step = part.failure, part.failure_step
+        # Responses add to the total and each run_end raises it to its own figure, if larger.
+        added = part._tokens_added
+        total = self.total_tokens + added
+        for floor, before in part._token_floors:
+            total = max(total, floor + added - before)
+        self.total_tokens = total
+        self._token_floors += [(floor, before + self._tokens_added) for floor, before in part._token_floors]
+        self._tokens_added += added
+        self.error_count += part.error_count
+        self.memory_ops += part.memory_ops
+        self.skill_ops += part.skill_ops
+        # Notices in order; a kind's "first at event" notice only if it is new here too.
+        for k, notice in enumerate(part.notices):
+            kind = part._kind_notices.get(k)
+            if kind is not None:
+                if kind in self.unknown_kinds:
+                    continue
+                self._kind_notices[len(self.notices)] = kind
+            self.notices.append(notice)
+        for kind, count in part.unknown_kinds.items():
+            self.unknown_kinds[kind] = self.unknown_kinds.get(kind, 0) + count
+        self._native_requests = self._native_requests or part._native_requests
+        self._before_native = self._before_native or part._before_native
+        self._assigned |= part._assigned
+        self._missed_ids |= part._missed_ids
+        self._missed_calls |= part._missed_calls
 
     # ---- queries ---------------------------------------------------------------------------------
     @property

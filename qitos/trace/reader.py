@@ -72,7 +72,10 @@ class TraceReader:
 
     cache_size = 512
 
-    def __init__(self, run_dir: str | Path) -> None:
+    def __init__(self, run_dir: str | Path, *, span: tuple[int, int, int] | None = None) -> None:
+        """Open ``run_dir`` and index its events; with ``span`` (first byte, the byte after the
+        last line, that first byte's 1-based line: :meth:`span_of`), only the lines there, as
+        events 0, 1, ... (to fold a part of a trace apart from the rest)."""
         self.run_dir: Path = Path(run_dir)
         if not self.run_dir.exists():
             raise TraceError(f"{self.run_dir}: no such directory")
@@ -97,6 +100,11 @@ class TraceReader:
         self._ends = array("q")
         self._blank_lines: list[int] = []  # physical line numbers of skipped blank lines
         self._indexed_end = 0  # byte offset just past the last complete line seen
+        self._line_base = 0  # lines of the file before the first one indexed (a span's)
+        self._span_end: int | None = None  # where a span's indexing stops (else at the file's end)
+        if span is not None:
+            self._indexed_end, self._span_end, first_line = span
+            self._line_base = first_line - 1
         self._cache: OrderedDict[int, RunEvent] = OrderedDict()
         self._noticed_lines: set[int] = set()
         self._tail_notice: str | None = None
@@ -214,9 +222,25 @@ class TraceReader:
                 pos = ends[line] - first + 1  # one hit per line: go on with the next line
             index = end
 
+    def span_of(self, start: int, stop: int) -> tuple[int, int, int]:
+        """Where events ``start`` up to ``stop`` (exclusive, at least one) lie in ``events.jsonl``:
+        their first byte, the byte after the last one's newline, and the first one's 1-based line
+        (what ``TraceReader(run_dir, span=...)`` reads as a trace of its own)."""
+        return self._starts[start], self._ends[stop - 1] + 1, self.line_number(start)
+
+    def add_notices(self, notices: Iterable[str], lines: Iterable[int]) -> None:
+        """What a reader of a span of this trace noticed, and the lines it noticed, as if noticed here."""
+        for notice in notices:
+            self._notice(notice)
+        self._noticed_lines.update(lines)
+
+    def noticed_lines(self) -> frozenset[int]:
+        """The lines of ``events.jsonl`` noticed as damaged so far (each is noticed once)."""
+        return frozenset(self._noticed_lines)
+
     def line_number(self, index: int) -> int:
         """The 1-based line of ``events.jsonl`` that holds event ``index``."""
-        line = index + 1
+        line = index + 1 + self._line_base
         # Each blank line before this event shifts it down by one.
         for blank in self._blank_lines:
             if blank <= line:
@@ -384,6 +408,8 @@ class TraceReader:
         """Index every complete line from where indexing stopped to the current end of the file."""
         assert self._fd is not None
         size = os.fstat(self._fd).st_size
+        if self._span_end is not None:
+            size = min(size, self._span_end)
         want = _CHUNK
         while self._indexed_end < size:
             offset = self._indexed_end
@@ -418,7 +444,7 @@ class TraceReader:
 
     def _index_odd_line(self, buf: bytes, pos: int, nl: int, base: int) -> None:
         """A blank line (skipped, but counted), a CRLF line, or a damaged one (noticed now, cheaply)."""
-        line = len(self._starts) + len(self._blank_lines) + 1
+        line = len(self._starts) + len(self._blank_lines) + 1 + self._line_base
         if nl == pos:
             self._blank_lines.append(line)
             return

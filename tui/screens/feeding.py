@@ -20,7 +20,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from tui.feed import EventFeed
+from tui.feed import EventFeed, FoldedElsewhere
 from tui.gc_tuning import app_tuning
 from tui.messages import EventsAvailable, FoldFinished, FoldProgress, FollowUpdate, ReaderOpened
 from tui.pacing import FoldPacer
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from qitos.trace.reader import TraceReader
+    from tui.fold_parts import PartJoin
     from tui.live import LiveRun
 
 FIRST_PAINT_EVENTS = 400  # read before the first frame; the rest folds in the background
@@ -40,6 +41,8 @@ HEAD_FOLD_SLICE = 32  # the first frame's fold stops within this many events of 
 FOLD_SLICE = 500  # events parsed and folded per turn of the UI thread (~3 ms), so keys get in between
 PROGRESS_SECONDS = 0.1  # the shortest time between two fold progress updates
 FOLD_BACKLOG = 2000  # events read ahead of the UI thread's fold (bounds the peak RSS)
+# Fewer events than this fold in about a second on one core: not worth starting worker processes.
+PARALLEL_MIN_EVENTS = 200_000
 
 
 class FeedHost(Protocol):
@@ -87,6 +90,9 @@ class Feeder:
         self.replay = replay
         self.live = live
         self.feed = EventFeed(self._wake)
+        # A replay with this many events after its first frame is folded in parts by worker
+        # processes (tui.fold_parts), when there are two cores or more.
+        self.parallel_min_events = PARALLEL_MIN_EVENTS
         self.reader: TraceReader | None = None  # once opened (replay)
         self.notices: list[str] = []
         self._notice_sizes = (0, 0)  # how many reader and fold notices _sync_notices has seen
@@ -180,7 +186,11 @@ class Feeder:
         """Fold what waits in the feed (all of it, or about ``limit`` events); whether there was any."""
         drained = False
         for start, chunk in self.feed.drain(limit):
-            self.store.apply(chunk, start)
+            if isinstance(chunk, FoldedElsewhere):
+                assert self.reader is not None  # parts are folded from the reader's trace
+                chunk.join(self.store, self.reader)
+            else:
+                self.store.apply(chunk, start)
             drained = True
         if drained:
             # The summaries live as long as the screen: out of the collector's young generation
@@ -262,8 +272,44 @@ class Feeder:
             self._start_follow(head)
 
     def fold_trace(self, start: int, cancelled: Callable[[], bool]) -> None:
-        """Read every event after the first paint and hand it to the fold in blocks, with progress
-        (on a worker thread, until ``cancelled()``).
+        """Fold every event after the first paint, with progress (on a worker thread, until
+        ``cancelled()``): a big trace in parts at once in worker processes (tui.fold_parts), each
+        joined in its turn, the rest here."""
+        from tui.fold_parts import PartFolder, PartJoin, worker_count  # not needed for the first frame
+
+        assert self.reader is not None  # the fold starts once the reader is open
+        total = len(self.reader)
+        workers = worker_count()
+        if total - start < self.parallel_min_events or workers < 2:
+            self._fold_range(start, total, cancelled)
+        else:
+            folder = PartFolder(self.reader, start, workers)
+            try:
+                for first, stop, part in folder.results():
+                    if part is None or not self._join(PartJoin(part), first, cancelled):
+                        self._fold_range(first, stop, cancelled)
+                    if cancelled():
+                        return
+                    self.host.post_message(FoldProgress(stop, total))
+            finally:
+                folder.close()
+        if not cancelled():
+            self.host.post_message(FoldFinished(total))
+
+    def _join(self, join: PartJoin, start: int, cancelled: Callable[[], bool]) -> bool:
+        """Hand a folded part to the UI thread's fold, after what waits there, and wait for whether
+        it was joined (on the fold's worker thread)."""
+        if self.pacer.keys_coming():
+            self.pacer.wait_for_keys()
+        self.feed.push(join, start)
+        while not join.wait(0.05):
+            if cancelled():
+                return True  # nothing more is folded: no need to fold it here either
+        return join.joined
+
+    def _fold_range(self, start: int, stop: int, cancelled: Callable[[], bool]) -> None:
+        """Read the events ``start`` up to ``stop`` and hand them to the UI thread's fold in blocks,
+        with progress (on the fold's worker thread, until ``cancelled()``).
 
         The reader gives each block's lines as records (the line objects, which the store folds as
         it would their RunEvents: a RunEvent per line would cost as much as parsing it), parsed
@@ -274,7 +320,7 @@ class Feeder:
         total = len(self.reader)
         index = start
         reported = 0.0
-        for index, records in self.reader.records(start):
+        for index, records in self.reader.records(start, stop):
             if self.pacer.keys_coming():
                 # Keys first: reading ahead takes the GIL too, so it waits until the key's frame
                 # is drawn, and while keys keep coming (a key held down), until they pause: it
@@ -290,7 +336,6 @@ class Feeder:
             # Back-pressure: never read far ahead of the UI thread's fold.
             while self.feed.pending > FOLD_BACKLOG and not cancelled():
                 time.sleep(0.005)
-        self.host.post_message(FoldFinished(max(index, start)))
 
     def progress(self, message: FoldProgress) -> None:
         """Say how far the background fold has come."""

@@ -1,0 +1,291 @@
+"""A big trace folded in parts at once, one worker process per core, joined in order by the app.
+
+Parsing and folding a line takes a few microseconds of Python, and a gigabyte trace has a million
+lines: one core takes seconds over it whatever the fold does. So the events after the first frame
+are cut into parts at step boundaries; worker processes (running :func:`main`, which never imports
+Textual) each index and fold their parts with the app's own reader and RunStore, begun
+afresh, and hand each fold back pickled. The app joins them in order with
+:meth:`RunStore.absorb`, which refuses a part whose fold could have gone otherwise after the
+events before it; the app then folds that part's events itself, as it would have anyway, so the
+result is the same as one fold from the start, on any trace. A worker that fails costs its parts
+the same way, never the events.
+
+The pickles come from our own worker process, never from the trace: what a trace holds is only
+ever data inside them.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import json
+import os
+import pickle
+import queue
+import struct
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from qitos.trace.events import RunEvent
+from tui.feed import FoldedElsewhere
+from tui.store import RunStore
+
+if TYPE_CHECKING:
+    from qitos.trace.reader import TraceReader
+
+PART_EVENTS = 50_000  # unpickled in ~15 ms and joined in ~2 ms on the UI's side; the list grows part by part
+MAX_WORKERS = 8
+BOUNDARY_LOOKAHEAD = 200  # lines looked at past a cut for where the next step begins
+_FRAME = struct.Struct("<Q")
+
+
+class DetachedSource:
+    """The event source of a part folded in a worker: it has no events of its own to give (the
+    app reads them through its own reader once the part is joined)."""
+
+    def __len__(self) -> int:
+        return 0
+
+    def event(self, index: int) -> RunEvent:
+        """Nothing: raises IndexError."""
+        raise IndexError(f"a part folded apart holds no events (asked for {index})")
+
+    def events(self, start: int = 0, stop: int | None = None) -> Iterator[RunEvent]:
+        """Nothing."""
+        return iter(())
+
+
+@dataclass(slots=True)
+class FoldedPart:
+    """One part's fold, ready to join: the events ``start`` up to ``stop``, what the part's
+    reader noticed (damaged lines) and the lines it noticed."""
+
+    start: int
+    stop: int
+    store: RunStore
+    notices: list[str]
+    noticed_lines: frozenset[int]
+
+
+class PartJoin(FoldedElsewhere):
+    """A folded part handed to the UI thread to join to its store (through the EventFeed, after
+    the events before it), and the answer, for the thread that handed it over to wait on."""
+
+    def __init__(self, part: FoldedPart) -> None:
+        self.part: FoldedPart | None = part
+        self.joined = False
+        self._answered = threading.Event()
+
+    def __len__(self) -> int:
+        return self.part.stop - self.part.start if self.part is not None else 0
+
+    def join(self, store: RunStore, reader: TraceReader) -> None:
+        """Join the part to ``store`` (folded up to where the part begins), and its notices to
+        ``reader``'s, if RunStore.absorb can; then answer (on the UI thread)."""
+        part, self.part = self.part, None  # the part's objects are the store's now, or garbage
+        assert part is not None
+        self.joined = store.absorb(part.store, part.start)
+        if self.joined:
+            reader.add_notices(part.notices, part.noticed_lines)
+        self._answered.set()
+
+    def wait(self, timeout: float) -> bool:
+        """Whether the UI thread answered within ``timeout`` seconds."""
+        return self._answered.wait(timeout)
+
+
+def fold_part(run_dir: Path, span: tuple[int, int, int], start: int) -> FoldedPart:
+    """Fold the events in ``span`` (TraceReader.span_of) of ``run_dir``'s trace, the first of them
+    event ``start``, afresh, as the app would fold them itself (its reader, its RunStore)."""
+    from qitos.trace.reader import TraceReader  # the app has it already; a worker, only here
+
+    with TraceReader(run_dir, span=span) as reader:
+        store = RunStore(DetachedSource())
+        for index, records in reader.records():
+            store.apply(records, start + index)
+        # RunStore.absorb takes the part's own categories; the ones before it were never folded.
+        store.categories = store.categories[start:]
+        return FoldedPart(start, start + len(reader), store, reader.notices, reader.noticed_lines())
+
+
+def plan_parts(reader: TraceReader, start: int, workers: int) -> list[tuple[int, int]]:
+    """The events from ``start`` to the end cut into parts of about PART_EVENTS (at least one per
+    worker), each cut moved to where a step begins when one does nearby: a part that starts in
+    the middle of a step of the events before it cannot be joined (RunStore.absorb). The first
+    part starts at the first step that begins at or after ``start``; the events before it are
+    the app's to fold."""
+    total = len(reader)
+    count = max(workers, -(-(total - start) // PART_EVENTS))
+    cuts = [_step_start(reader, start, total)]
+    for k in range(1, count):
+        cut = _step_start(reader, start + (total - start) * k // count, total)
+        if cut > cuts[-1]:
+            cuts.append(cut)
+    cuts.append(total)
+    return [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+
+
+def _step_start(reader: TraceReader, cut: int, total: int) -> int:
+    """The first event at or after ``cut`` whose step differs from the event before it (within
+    BOUNDARY_LOOKAHEAD lines; else ``cut``)."""
+    if cut <= 0 or cut >= total:
+        return cut
+    before = reader.event(cut - 1).step_id
+    for at in range(cut, min(total, cut + BOUNDARY_LOOKAHEAD)):
+        step = reader.event(at).step_id
+        if step != before:
+            return at
+        before = step
+    return cut
+
+
+class PartFolder:
+    """Worker processes that fold a trace's events from ``start`` in parts (plan_parts), read
+    back in order."""
+
+    def __init__(self, reader: TraceReader, start: int, workers: int) -> None:
+        self.start = start
+        self.parts = parts = plan_parts(reader, start, workers)
+        self._procs: list[subprocess.Popen[bytes]] = []
+        self._queues: list[queue.Queue[bytes | None]] = []
+        env = dict(os.environ)
+        # The worker imports this package from where the app imports it, installed or not.
+        root = str(Path(__file__).resolve().parent.parent)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+        for w in range(workers):
+            jobs = [
+                [*reader.span_of(a, b), a]
+                for a, b in parts[w::workers]  # worker w takes parts w, w + workers, ...
+            ]
+            if not jobs:
+                break
+            proc = subprocess.Popen(
+                # Not ``-m``: the parts' classes must pickle under this module's name, not __main__.
+                [sys.executable, "-c", "from tui.fold_parts import main; main()"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=env,
+            )
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps({"run_dir": str(reader.run_dir), "parts": jobs}).encode())
+            proc.stdin.close()
+            inbox: queue.Queue[bytes | None] = queue.Queue()
+            # A thread per worker takes its parts off the pipe as they come, so that no worker
+            # waits on a full pipe while the app joins an earlier part.
+            threading.Thread(target=_receive, args=(proc, len(jobs), inbox), daemon=True).start()
+            self._procs.append(proc)
+            self._queues.append(inbox)
+
+    def results(self) -> Iterator[tuple[int, int, FoldedPart | None]]:
+        """Every event from ``start`` on, in order, as (start, stop, the fold of those events), the
+        fold None where the app is to fold them itself: before the first step that begins in
+        them, and in the parts of a worker that failed."""
+        if self.parts and self.parts[0][0] > self.start:
+            yield self.start, self.parts[0][0], None
+        workers = len(self._queues)
+        failed: set[int] = set()
+        for k, (start, stop) in enumerate(self.parts):
+            w = k % workers
+            data = None if w in failed else self._queues[w].get()
+            # Read back on the thread that asks (not the pipe's): a thread that makes objects
+            # gets a malloc arena of its own, and what it freed stays in the process (~10 MB).
+            part = None if data is None else _load(data)
+            if part is None:
+                failed.add(w)
+            yield start, stop, part
+
+    def close(self) -> None:
+        """Stop the workers (those still folding are killed)."""
+        for proc in self._procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+
+
+def _receive(proc: subprocess.Popen[bytes], count: int, inbox: queue.Queue[bytes | None]) -> None:
+    """Put each of a worker's ``count`` parts, pickled, in ``inbox`` as it arrives; None once it fails."""
+    stream = proc.stdout
+    assert stream is not None
+    try:
+        for _ in range(count):
+            head = stream.read(_FRAME.size)
+            if len(head) < _FRAME.size:
+                break
+            (size,) = _FRAME.unpack(head)
+            data = stream.read(size)
+            if len(data) < size:
+                break
+            inbox.put(data)
+        else:
+            return
+    except (OSError, ValueError):
+        pass
+    inbox.put(None)
+
+
+def _load(data: bytes) -> FoldedPart | None:
+    """The part pickled in ``data`` by our worker (see the module's docstring), or None."""
+    try:
+        part = _SharingUnpickler(data).load()
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
+        return None
+    return part if isinstance(part, FoldedPart) else None
+
+
+class _SharingPickler(pickle.Pickler):
+    """Pickles an int that more than one field holds (a step's id, an event's index, a shared
+    budget figure) as a reference to its value: pickle keeps no int once, and the app would
+    otherwise hold a copy of each (a fifth more memory for a part)."""
+
+    def persistent_id(self, obj: object) -> int | None:
+        # Held twice or more: by two fields, besides this call's own references (a guess, and
+        # only about memory: the value read back is the same either way).
+        if type(obj) is int and sys.getrefcount(obj) > 3:
+            return obj
+        return None
+
+
+class _SharingUnpickler(pickle.Unpickler):
+    """Reads what _SharingPickler wrote, one int object for each value."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(io.BytesIO(data))
+        self._ints: dict[int, int] = {}
+
+    def persistent_load(self, pid: object) -> int:
+        if type(pid) is not int:
+            raise pickle.UnpicklingError("a reference that is not an int")
+        return self._ints.setdefault(pid, pid)
+
+
+def worker_count() -> int:
+    """How many worker processes to fold with: one per core this process may run on."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_WORKERS, cores))
+
+
+def main() -> None:
+    """A worker: fold the parts given on stdin as JSON, writing each fold to stdout as it is done."""
+    gc.disable()  # what is folded lives until it is written, and the process ends soon after
+    job = json.loads(sys.stdin.buffer.read())
+    run_dir = Path(job["run_dir"])
+    out = sys.stdout.buffer
+    for first, end, line, start in job["parts"]:
+        buffer = io.BytesIO()
+        _SharingPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(
+            fold_part(run_dir, (first, end, line), start)
+        )
+        out.write(_FRAME.pack(buffer.tell()))
+        out.write(buffer.getbuffer())
+        out.flush()
