@@ -668,9 +668,12 @@ class RunStore:
         otherwise after this store's events (it met a step, exchange or tool call of this store's
         again, or folded DECIDE stages as if no model_request had come): the caller then folds
         those events here. ``part.categories`` holds only the part's own events."""
-        if start != self.event_count or len(self.categories) != start or not self._joins(part):
-            return False
-        if len(part.categories) != part.event_count - start:
+        if (
+            start != self.event_count
+            or len(self.categories) != start
+            or len(part.categories) != part.event_count - start
+            or not self._joins(part)
+        ):
             return False
         steps_before, offset = len(self.steps), len(self.exchanges)
         # Positions in part.exchanges move to where those now sit. One int object per position,

@@ -69,6 +69,21 @@ def fold_joined(run_dir: Path, cuts: list[int]) -> tuple[str, list[str], int]:
     return shown(store), reader.notices, joined
 
 
+def synthetic_run(tmp_path: Path, steps: int, pause_at: int | None = None) -> tuple[Path, TraceReader]:
+    """A synthetic run of ``steps`` steps written under ``tmp_path``, and a reader of it."""
+    run_dir = tmp_path / "run"
+    write_trace(run_dir, synthetic_events(steps, run_id="run", pause_at=pause_at))
+    return run_dir, TraceReader(run_dir)
+
+
+def folded_by_workers(folder: PartFolder) -> list[tuple[int, int, FoldedPart | None]]:
+    """Every result of ``folder``, its workers stopped afterwards."""
+    try:
+        return list(folder.results())
+    finally:
+        folder.close()
+
+
 SETTINGS = settings(
     max_examples=200,
     derandomize=True,
@@ -105,9 +120,7 @@ def test_a_trace_folded_in_parts_and_joined_folds_as_one_fold_does(
 
 
 def test_a_run_cut_where_steps_begin_joins_every_part(tmp_path: Path) -> None:
-    run_dir = tmp_path / "run"
-    write_trace(run_dir, synthetic_events(60, run_id="run", pause_at=20))
-    reader = TraceReader(run_dir)
+    run_dir, reader = synthetic_run(tmp_path, 60, pause_at=20)
     parts = plan_parts(reader, 7, 4)
     assert len(parts) == 4 and parts[-1][1] == len(reader)
     for start, _ in parts:  # each part begins a step
@@ -119,9 +132,7 @@ def test_a_run_cut_where_steps_begin_joins_every_part(tmp_path: Path) -> None:
 
 
 def test_a_part_that_meets_a_step_of_the_events_before_it_is_refused_unchanged(tmp_path: Path) -> None:
-    run_dir = tmp_path / "run"
-    write_trace(run_dir, synthetic_events(4, run_id="run", pause_at=None))
-    reader = TraceReader(run_dir)
+    run_dir, reader = synthetic_run(tmp_path, 4)
     cut = next(i for i in range(1, len(reader)) if reader.event(i).step_id == reader.event(i - 1).step_id)
     store = RunStore(reader, run_id=reader.run_id)
     store.apply(reader.events(0, cut), 0)
@@ -133,17 +144,11 @@ def test_a_part_that_meets_a_step_of_the_events_before_it_is_refused_unchanged(t
 
 
 def test_worker_processes_fold_the_parts_that_the_app_joins(tmp_path: Path) -> None:
-    run_dir = tmp_path / "run"
-    write_trace(run_dir, synthetic_events(300, run_id="run", pause_at=None))
-    reader = TraceReader(run_dir)
+    run_dir, reader = synthetic_run(tmp_path, 300)
     head = next(i for i in range(30, len(reader)) if reader.event(i).step_id == reader.event(i - 1).step_id)
     store = RunStore(reader, run_id=reader.run_id)
     store.apply(reader.events(0, head), 0)
-    folder = PartFolder(reader, head, 2)
-    try:
-        results = list(folder.results())
-    finally:
-        folder.close()
+    results = folded_by_workers(PartFolder(reader, head, 2))
     assert results[0][0] == head and results[-1][1] == len(reader)
     assert results[0][2] is None  # the rest of the step under way is the app's to fold
     assert all(isinstance(part, FoldedPart) for _, _, part in results[1:])
@@ -154,15 +159,10 @@ def test_worker_processes_fold_the_parts_that_the_app_joins(tmp_path: Path) -> N
 
 
 def test_a_worker_that_dies_leaves_its_parts_to_the_app(tmp_path: Path) -> None:
-    run_dir = tmp_path / "run"
-    write_trace(run_dir, synthetic_events(300, run_id="run", pause_at=None))
-    reader = TraceReader(run_dir)
+    run_dir, reader = synthetic_run(tmp_path, 300)
     folder = PartFolder(reader, 0, 2)
     folder._procs[0].kill()  # before it could fold anything: it starts a Python first
-    try:
-        results = list(folder.results())
-    finally:
-        folder.close()
+    results = folded_by_workers(folder)
     assert results[0][2] is None and results[1][2] is not None
     assert [(a, b) for a, b, _ in results] == folder.parts
     assert _load(b"not a pickle") is None
@@ -209,9 +209,7 @@ async def test_the_app_folds_a_big_trace_in_parts_as_it_would_alone(tmp_path: Pa
 
 @pytest.mark.parametrize("workers", [1, 3])
 def test_plan_parts_covers_every_event_once(tmp_path: Path, workers: int) -> None:
-    run_dir = tmp_path / "run"
-    write_trace(run_dir, synthetic_events(50, run_id="run", pause_at=None))
-    reader = TraceReader(run_dir)
+    run_dir, reader = synthetic_run(tmp_path, 50)
     parts = plan_parts(reader, 5, workers)
     assert len(parts) == workers
     assert parts[-1][1] == len(reader)
