@@ -148,9 +148,12 @@ class PartFolder:
     """Worker processes that fold a trace's events from ``start`` in parts (plan_parts), read
     back in order."""
 
-    def __init__(self, reader: TraceReader, start: int, workers: int) -> None:
+    def __init__(
+        self, reader: TraceReader, start: int, workers: int, *, python: str = sys.executable
+    ) -> None:
         self.start = start
         self.parts = parts = plan_parts(reader, start, workers)
+        self._workers = workers  # part k is worker k % workers's, whether it started or not
         self._procs: list[subprocess.Popen[bytes]] = []
         self._queues: list[queue.Queue[bytes | None]] = []
         env = dict(os.environ)
@@ -164,17 +167,23 @@ class PartFolder:
             ]
             if not jobs:
                 break
-            proc = subprocess.Popen(
-                # Not ``-m``: the parts' classes must pickle under this module's name, not __main__.
-                [sys.executable, "-c", "from tui.fold_parts import main; main()"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=env,
-            )
+            try:
+                proc = subprocess.Popen(
+                    # Not ``-m``: the parts' classes must pickle under this module's name.
+                    [python, "-c", "from tui.fold_parts import main; main()"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    env=env,
+                )
+            except OSError:
+                break  # no worker can start here: the app folds the parts it would have had
             assert proc.stdin is not None
-            proc.stdin.write(json.dumps({"run_dir": str(reader.run_dir), "parts": jobs}).encode())
-            proc.stdin.close()
+            try:
+                proc.stdin.write(json.dumps({"run_dir": str(reader.run_dir), "parts": jobs}).encode())
+                proc.stdin.close()
+            except OSError:
+                pass  # it died at once: its parts come back as failed (_receive)
             inbox: queue.Queue[bytes | None] = queue.Queue()
             # A thread per worker takes its parts off the pipe as they come, so that no worker
             # waits on a full pipe while the app joins an earlier part.
@@ -188,11 +197,10 @@ class PartFolder:
         them, and in the parts of a worker that failed."""
         if self.parts and self.parts[0][0] > self.start:
             yield self.start, self.parts[0][0], None
-        workers = len(self._queues)
         failed: set[int] = set()
         for k, (start, stop) in enumerate(self.parts):
-            w = k % workers
-            data = None if w in failed else self._queues[w].get()
+            w = k % self._workers
+            data = None if w in failed or w >= len(self._queues) else self._queues[w].get()
             # Read back on the thread that asks (not the pipe's): a thread that makes objects
             # gets a malloc arena of its own, and what it freed stays in the process (~10 MB).
             part = None if data is None else _load(data)

@@ -168,6 +168,14 @@ def test_a_worker_that_dies_leaves_its_parts_to_the_app(tmp_path: Path) -> None:
     assert _load(b"not a pickle") is None
 
 
+def test_workers_that_cannot_start_leave_every_part_to_the_app(tmp_path: Path) -> None:
+    run_dir, reader = synthetic_run(tmp_path, 300)
+    folder = PartFolder(reader, 0, 2, python=str(tmp_path / "no-such-python"))
+    results = folded_by_workers(folder)
+    assert [(a, b) for a, b, _ in results] == folder.parts
+    assert all(part is None for _, _, part in results)
+
+
 async def test_the_app_folds_a_big_trace_in_parts_as_it_would_alone(tmp_path: Path) -> None:
     run_dir = tmp_path / "big_run"
     write_trace(run_dir, synthetic_events(1000, run_id="big_run", pause_at=None))
