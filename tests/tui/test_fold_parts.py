@@ -4,6 +4,10 @@ start would, on any trace: the parts that join do so exactly, and the app folds 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +19,7 @@ from waits import wait_until
 
 from qitos.trace.reader import TraceReader
 from tui.app import make_app
-from tui.fold_parts import FoldedPart, PartFolder, _load, fold_part, plan_parts
+from tui.fold_parts import WORKER_NICENESS, FoldedPart, PartFolder, _load, fold_part, plan_parts
 from tui.screens.run import RunScreen
 from tui.store import RunStore
 from tui.synthetic import synthetic_events, write_trace
@@ -76,10 +80,12 @@ def synthetic_run(tmp_path: Path, steps: int, pause_at: int | None = None) -> tu
     return run_dir, TraceReader(run_dir)
 
 
-def folded_by_workers(folder: PartFolder) -> list[tuple[int, int, FoldedPart | None]]:
+def folded_by_workers(
+    folder: PartFolder, before_reading: Callable[[], None] = lambda: None
+) -> list[tuple[int, int, FoldedPart | None]]:
     """Every result of ``folder``, its workers stopped afterwards."""
     try:
-        return list(folder.results())
+        return list(folder.results(before_reading))
     finally:
         folder.close()
 
@@ -148,8 +154,10 @@ def test_worker_processes_fold_the_parts_that_the_app_joins(tmp_path: Path) -> N
     head = next(i for i in range(30, len(reader)) if reader.event(i).step_id == reader.event(i - 1).step_id)
     store = RunStore(reader, run_id=reader.run_id)
     store.apply(reader.events(0, head), 0)
-    results = folded_by_workers(PartFolder(reader, head, 2))
+    reads: list[int] = []
+    results = folded_by_workers(PartFolder(reader, head, 2), lambda: reads.append(len(reads)))
     assert results[0][0] == head and results[-1][1] == len(reader)
+    assert len(reads) == len(results) - 1  # the app may let keys go first before each part read
     assert results[0][2] is None  # the rest of the step under way is the app's to fold
     assert all(isinstance(part, FoldedPart) for _, _, part in results[1:])
     for start, stop, part in results:
@@ -174,6 +182,12 @@ def test_workers_that_cannot_start_leave_every_part_to_the_app(tmp_path: Path) -
     results = folded_by_workers(folder)
     assert [(a, b) for a, b, _ in results] == folder.parts
     assert all(part is None for _, _, part in results)
+
+
+def test_a_worker_folds_at_a_lower_priority_than_the_app() -> None:
+    code = "import os; from tui.fold_parts import yield_to_the_app as y; y(); print(os.nice(0))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(done.stdout) == min(19, os.nice(0) + WORKER_NICENESS)
 
 
 async def test_the_app_folds_a_big_trace_in_parts_as_it_would_alone(tmp_path: Path) -> None:
