@@ -4,23 +4,21 @@ Parsing and folding a line takes a few microseconds of Python, and a gigabyte tr
 lines: one core takes seconds over it whatever the fold does. So the events after the first frame
 are cut into parts at step boundaries; worker processes (running :func:`main`, which never imports
 Textual) each index and fold their parts with the app's own reader and RunStore, begun
-afresh, and hand each fold back pickled. The app joins them in order with
+afresh, and hand each fold back (tui.part_wire). The app joins them in order with
 :meth:`RunStore.absorb`, which refuses a part whose fold could have gone otherwise after the
 events before it; the app then folds that part's events itself, as it would have anyway, so the
 result is the same as one fold from the start, on any trace. A worker that fails costs its parts
 the same way, never the events.
 
-The pickles come from our own worker process, never from the trace: what a trace holds is only
-ever data inside them.
+What comes back comes from our own worker process, never from the trace: what a trace holds is
+only ever data inside it.
 """
 
 from __future__ import annotations
 
 import gc
-import io
 import json
 import os
-import pickle
 import queue
 import struct
 import subprocess
@@ -32,13 +30,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qitos.trace.events import RunEvent
+from tui import part_wire
 from tui.feed import FoldedElsewhere
 from tui.store import RunStore
 
 if TYPE_CHECKING:
     from qitos.trace.reader import TraceReader
 
-PART_EVENTS = 10_000  # read back in ~8 ms (holding the GIL: a key waits) and joined in under 1 ms
+PART_EVENTS = 10_000  # read back in ~2 ms (holding the GIL: a key waits) and joined in under 1 ms
 MAX_WORKERS = 8
 BOUNDARY_LOOKAHEAD = 200  # lines looked at past a cut for where the next step begins
 _FRAME = struct.Struct("<Q")
@@ -227,7 +226,7 @@ class PartFolder:
 
 
 def _receive(proc: subprocess.Popen[bytes], count: int, inbox: queue.Queue[bytes | None]) -> None:
-    """Put each of a worker's ``count`` parts, pickled, in ``inbox`` as it arrives; None once it fails."""
+    """Put each of a worker's ``count`` parts, as written, in ``inbox`` as it arrives; None once it fails."""
     stream = proc.stdout
     assert stream is not None
     try:
@@ -248,38 +247,9 @@ def _receive(proc: subprocess.Popen[bytes], count: int, inbox: queue.Queue[bytes
 
 
 def _load(data: bytes) -> FoldedPart | None:
-    """The part pickled in ``data`` by our worker (see the module's docstring), or None."""
-    try:
-        part = _SharingUnpickler(data).load()
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
-        return None
+    """The part our worker wrote in ``data`` (tui.part_wire), or None."""
+    part = part_wire.loads(data)
     return part if isinstance(part, FoldedPart) else None
-
-
-class _SharingPickler(pickle.Pickler):
-    """Pickles an int that more than one field holds (a step's id, an event's index, a shared
-    budget figure) as a reference to its value: pickle keeps no int once, and the app would
-    otherwise hold a copy of each (a fifth more memory for a part)."""
-
-    def persistent_id(self, obj: object) -> int | None:
-        # Held twice or more: by two fields, besides this call's own references (a guess, and
-        # only about memory: the value read back is the same either way).
-        if type(obj) is int and sys.getrefcount(obj) > 3:
-            return obj
-        return None
-
-
-class _SharingUnpickler(pickle.Unpickler):
-    """Reads what _SharingPickler wrote, one int object for each value."""
-
-    def __init__(self, data: bytes) -> None:
-        super().__init__(io.BytesIO(data))
-        self._ints: dict[int, int] = {}
-
-    def persistent_load(self, pid: object) -> int:
-        if type(pid) is not int:
-            raise pickle.UnpicklingError("a reference that is not an int")
-        return self._ints.setdefault(pid, pid)
 
 
 def worker_count() -> int:
@@ -307,10 +277,7 @@ def main() -> None:
     run_dir = Path(job["run_dir"])
     out = sys.stdout.buffer
     for first, end, line, start in job["parts"]:
-        buffer = io.BytesIO()
-        _SharingPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(
-            fold_part(run_dir, (first, end, line), start)
-        )
-        out.write(_FRAME.pack(buffer.tell()))
-        out.write(buffer.getbuffer())
+        data = part_wire.dumps(fold_part(run_dir, (first, end, line), start))
+        out.write(_FRAME.pack(len(data)))
+        out.write(data)
         out.flush()

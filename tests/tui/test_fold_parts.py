@@ -18,6 +18,7 @@ from test_fold_records import ODD_LINES, events, write
 from waits import wait_until
 
 from qitos.trace.reader import TraceReader
+from tui import part_wire
 from tui.app import make_app
 from tui.fold_parts import WORKER_NICENESS, FoldedPart, PartFolder, _load, fold_part, plan_parts
 from tui.screens.run import RunScreen
@@ -53,8 +54,9 @@ def fold_whole(run_dir: Path) -> tuple[str, list[str]]:
 
 
 def fold_joined(run_dir: Path, cuts: list[int]) -> tuple[str, list[str], int]:
-    """The events before the first cut folded here, each part between cuts folded afresh and
-    joined, or folded here where it cannot be; the fold, the notices, and how many parts joined."""
+    """The events before the first cut folded here, each part between cuts folded afresh, written
+    and read back as a worker's, and joined, or folded here where it cannot be; the fold, the
+    notices, and how many parts joined."""
     reader = TraceReader(run_dir)
     store = RunStore(reader, run_id=reader.run_id)
     bounds = [0, *cuts, len(reader)]
@@ -62,8 +64,9 @@ def fold_joined(run_dir: Path, cuts: list[int]) -> tuple[str, list[str], int]:
     for k, (start, stop) in enumerate(zip(bounds, bounds[1:], strict=False)):
         if stop <= start:
             continue
-        if k > 0:
-            part = fold_part(run_dir, reader.span_of(start, stop), start)
+        if k > 0:  # the part goes through the bytes a worker writes, as in the app
+            part = _load(part_wire.dumps(fold_part(run_dir, reader.span_of(start, stop), start)))
+            assert part is not None
             if store.absorb(part.store, start):
                 reader.add_notices(part.notices, part.noticed_lines)
                 joined += 1
