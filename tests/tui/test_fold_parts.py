@@ -176,7 +176,7 @@ def test_a_worker_that_dies_leaves_its_parts_to_the_app(tmp_path: Path) -> None:
     results = folded_by_workers(folder)
     assert results[0][2] is None and results[1][2] is not None
     assert [(a, b) for a, b, _ in results] == folder.parts
-    assert _load(b"not a pickle") is None
+    assert _load(b"not a folded part") is None
 
 
 def test_workers_that_cannot_start_leave_every_part_to_the_app(tmp_path: Path) -> None:
