@@ -16,6 +16,9 @@ generated ~100 MB and ~1 GB traces for the next run; generating the 1 GB one tak
 3. Search for the text of the trace's last event over the whole trace once folded (aim < 1 s),
    and over the part folded so far while the fold runs.
 4. The app's peak RSS (VmHWM) after the full fold (aim: at most 200 MB).
+
+With figure 2, Right while the 1 GB fold runs (its worker processes take every core) and once it
+is done, as bench_tui times it (issue 5's aim: under 50 ms).
 """
 
 from __future__ import annotations
@@ -45,8 +48,11 @@ from bench_tui import (  # noqa: E402
     TmuxServer,
     compile_bytecode,
     first_paint,
+    fmt,
+    keys_into_the_fold,
     ours,
     peak_rss_mb,
+    press,
     trace,
 )
 
@@ -251,6 +257,27 @@ def bench_full_fold(run_dir: Path, runs: int) -> None:
         f" | ratio {f / p:.2f} (aim <= 0.5)"
     )
     print(f"4. peak RSS after the full fold, median of {runs}: {statistics.median(rss):.0f} MB (aim <= 200)")
+    during, after = keys_while_folding(run_dir, presses=20)
+    print(
+        f"   keys while it folds (worker processes take every core), Right x{len(during)}: {fmt(during)}"
+        f" | the same once folded (the floor), x{len(after)}: {fmt(after)} | issue 5's aim: under 50 ms"
+    )
+
+
+def keys_while_folding(run_dir: Path, presses: int) -> tuple[list[float], list[float]]:
+    """Right into the running fold of ``run_dir`` (bench_tui.keys_into_the_fold), then as many
+    once the fold is done; milliseconds each."""
+    pane = Pane(ours(run_dir))
+    try:
+        pane.wait_for(MARK_OURS)
+        pane.wait_for("folding")
+        during = keys_into_the_fold(pane, presses)
+        while "folding" in pane.screen():
+            time.sleep(0.2)
+        after = [press(pane, "Right", to=len(during) + k) for k in range(1, len(during) + 1)]
+    finally:
+        pane.close()
+    return during, after
 
 
 def bench_search(run_dir: Path, runs: int) -> None:
