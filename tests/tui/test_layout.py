@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual.app import App, ComposeResult
 from textual.color import Color
+from waits import wait_until
 
 from tui import screenshots
 from tui.app import make_app
@@ -19,7 +21,7 @@ from tui.screens.run import RunScreen
 from tui.store import PauseInfo, RunStore
 from tui.widgets.pause_banner import KEY, pause_line
 from tui.widgets.run_header import StatusBar
-from tui.widgets.step_list import CHROME, MIN_WIDTH, StepList, step_cost
+from tui.widgets.step_list import CHROME, MEASURE_ROWS, MIN_WIDTH, StepList, step_cost
 
 DEMO_PAUSE = PauseInfo(
     policy_id="demo.review-writes",
@@ -206,3 +208,33 @@ async def test_pane_titles_take_the_text_colour_and_the_focused_one_the_focus_co
                     assert styles.border_title_color == Color.parse(variables["foreground"]), (theme, pane)
                     assert not styles.border_title_style.bold, (theme, pane)
             assert isinstance(app.focused, ContextPane)
+
+
+async def test_a_big_fold_measures_the_list_width_a_thousand_rows_a_turn() -> None:
+    """Ten thousand rows shown at once are measured MEASURE_ROWS a turn, the turns apart (keys get
+    in between), and end with the width one measure of every row gives."""
+    count, widest_at = 10_000, 9_990
+
+    def action(k: int) -> dict[str, Any]:
+        path = "p" * (50 if k == widest_at else k % 20)
+        return {"name": "read_file", "args": {"path": path}}
+
+    events = [_ev(k, "DECIDE", {"stage": "decision_ready", "actions": [action(k)]}) for k in range(count)]
+    reference = StepList(RunStore(run_id="r"))
+    reference.store.apply(events)
+    reference._digits, reference._rows_seen = len(str(count - 1)), count
+    reference._note_widths(0, count)  # every row at once
+    store = RunStore(run_id="r")
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StepList(store)
+
+    async with Host().run_test(size=(200, 50)) as pilot:
+        steps = pilot.app.query_one(StepList)
+        store.apply(events)  # folded while the list is on screen, then shown at once
+        steps.revision += 1
+        assert steps._measured == MEASURE_ROWS  # the rest in later turns
+        await wait_until(lambda: steps._measured == count, what="every row measured")
+        assert steps._wanted == reference._wanted > MIN_WIDTH
+        assert steps.styles.max_width is not None and steps.styles.max_width.value == reference._wanted

@@ -23,6 +23,8 @@ from tui.widgets.scroll_gutter import GUTTER_CSS
 MIN_WIDTH = 26
 """The list's least width (borders included): ``‖ 12 write_file calc.py`` at 80 columns."""
 CHROME = 3  # the two borders and the scroll gutter's column
+MEASURE_ROWS = 1000  # rows measured for the list's width in one turn of the UI (a few ms)
+MEASURE_PAUSE = 0.01  # seconds between two such turns
 _SILENT_PHASES = frozenset({"ACT", "END", ""})  # where a step that acted ends: no news in a row
 
 
@@ -91,6 +93,8 @@ class StepList(LineList, inherit_bindings=False):
         self._rows_seen = 0
         self._digits = 0  # width of the step column
         self._widest = 0  # the widest row seen so far, less its step column
+        self._measured = 0  # rows counted in _widest (the last of them may change: counted again)
+        self._measuring = False  # more rows are to be measured in a later turn
         self._wanted = 0  # the width the list last asked for
         self._row_styles: dict[tuple[bool, str], tuple[Style, Style, Style, Style]] = {}
         self._pass = PassValue(self._styles_for_rows)
@@ -113,7 +117,8 @@ class StepList(LineList, inherit_bindings=False):
         digits = len(str(steps[-1].step)) if steps else 0
         widened = digits != self._digits
         self._digits = digits
-        self._note_widths(max(0, rows_seen - 1))  # the last row seen may have changed since
+        self._measured = min(self._measured, max(0, rows_seen - 1))  # the last row seen may have changed
+        self._measure_rows()
         if widened:
             self.refresh()  # the step column widened: every row moves
             return
@@ -188,13 +193,35 @@ class StepList(LineList, inherit_bindings=False):
         text = inert_line(f"{mark} {s.step:>{digits}} {action}")
         return mark, text, step_cost(s) if mark in "✓✗↻" else ""
 
-    def _note_widths(self, start: int) -> None:
-        """Bring the widest row up to date with rows ``start`` on, and cap the list's width at it
-        (the stylesheet gives the list its share of the screen; the content says what it needs)."""
-        steps = self.store.steps
+    def _measure_rows(self) -> None:
+        """Count up to MEASURE_ROWS more of the rows seen into the widest, and the rest in later
+        turns: a big replay's flush brings ten thousand rows and more at once, and measuring them
+        in one go held a key's frame back for tens of ms (Right into the 1 GB fold: the slowest
+        of a dozen presses 37-50 ms in six rounds this way, 50-129 ms that way). Meanwhile the
+        list may be narrower than its widest row, never wider."""
+        start = self._measured
+        stop = min(self._rows_seen, len(self.store.steps), start + MEASURE_ROWS)
+        if stop > start:
+            self._note_widths(start, stop)
+            self._measured = stop
+        if stop < self._rows_seen and not self._measuring:
+            self._measuring = True
+            # A timer, not call_later: a key that comes meanwhile goes first (call_later would
+            # queue the rest ahead of it in this widget's messages).
+            self.set_timer(MEASURE_PAUSE, self._measure_more)
+
+    def _measure_more(self) -> None:
+        """The next rows, once the pause after the last ones is over."""
+        self._measuring = False
+        self._measure_rows()
+
+    def _note_widths(self, start: int, stop: int) -> None:
+        """Bring the widest row up to date with rows ``start`` to ``stop``, and cap the list's width
+        at it (the stylesheet gives the list its share of the screen; the content says what it
+        needs)."""
         widest = self._widest
-        digits = len(str(steps[-1].step)) if steps else 0
-        for row in range(start, len(steps)):
+        digits = self._digits  # the step column's width when these rows were seen, as drawn
+        for row in range(start, stop):
             _, text, cost = self._row_parts(row)
             # The step column is counted apart: a wider step number widens every row at once.
             # The mark is one cell; the rest is ASCII nearly always, and then its length is its
