@@ -211,8 +211,9 @@ async def test_pane_titles_take_the_text_colour_and_the_focused_one_the_focus_co
 
 
 async def test_a_big_fold_measures_the_list_width_a_thousand_rows_a_turn() -> None:
-    """Ten thousand rows shown at once are measured MEASURE_ROWS a turn, the turns apart (keys get
-    in between), and end with the width one measure of every row gives."""
+    """Ten thousand rows shown at once: the first turn measures MEASURE_ROWS of them (the rest
+    come on a timer, for keys to get in between), and the list ends with the width one measure
+    of every row gives."""
     count, widest_at = 10_000, 9_990
 
     def action(k: int) -> dict[str, Any]:
