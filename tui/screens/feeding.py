@@ -285,7 +285,8 @@ class Feeder:
         else:
             folder = PartFolder(self.reader, start, workers)
             try:
-                for first, stop, part in folder.results(before_reading=self._keys_first):
+                # Reading a part back holds the GIL: keys go first (no wait when none are coming).
+                for first, stop, part in folder.results(before_reading=self.pacer.wait_for_keys):
                     if part is None or not self._join(PartJoin(part), first, cancelled):
                         self._fold_range(first, stop, cancelled)
                     if cancelled():
@@ -296,16 +297,10 @@ class Feeder:
         if not cancelled():
             self.host.post_message(FoldFinished(total))
 
-    def _keys_first(self) -> None:
-        """On the fold's worker thread: wait while keys are coming (reading and folding take the
-        GIL from the UI thread)."""
-        if self.pacer.keys_coming():
-            self.pacer.wait_for_keys()
-
     def _join(self, join: PartJoin, start: int, cancelled: Callable[[], bool]) -> bool:
         """Hand a folded part to the UI thread's fold, after what waits there, and wait for whether
         it was joined (on the fold's worker thread)."""
-        self._keys_first()
+        self.pacer.wait_for_keys()
         self.feed.push(join, start)
         while not join.wait(0.05):
             if cancelled():
