@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import threading
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ __all__ = [
     "SkippedFolder",
     "TraceError",
     "TraceReader",
+    "TraceSpan",
     "is_run_dir",
     "list_runs",
     "scan_runs",
@@ -67,15 +69,27 @@ _BLOCK = 1 << 20  # bytes of consecutive lines a sequential read takes at once
 _SCAN_BLOCK = 256 << 10
 
 
+@dataclass(frozen=True, slots=True)
+class TraceSpan:
+    """Consecutive lines of a trace as its reader indexed them (:meth:`TraceReader.span_of`): what
+    ``TraceReader(run_dir, span=...)`` reads as a trace of its own, without indexing them again."""
+
+    first_line: int  # the 1-based line of ``events.jsonl`` the first of them is
+    starts: array[int]  # each line's first byte in the file
+    ends: array[int]  # each line's newline
+    blank_lines: tuple[int, ...]  # the blank lines between them (skipped, but counted)
+    odd_lines: tuple[int, ...]  # those of them noticed when indexed as no JSON object
+
+
 class TraceReader:
     """Reads one run directory: manifest, lazily parsed events, step records, follow-mode refresh."""
 
     cache_size = 512
 
-    def __init__(self, run_dir: str | Path, *, span: tuple[int, int, int] | None = None) -> None:
-        """Open ``run_dir`` and index its events; with ``span`` (first byte, the byte after the
-        last line, that first byte's 1-based line: :meth:`span_of`), only the lines there, as
-        events 0, 1, ... (to fold a part of a trace apart from the rest)."""
+    def __init__(self, run_dir: str | Path, *, span: TraceSpan | None = None) -> None:
+        """Open ``run_dir`` and index its events; with ``span`` (:meth:`span_of`), only the lines
+        there, as events 0, 1, ..., indexed as the span says (to fold a part of a trace apart
+        from the rest)."""
         self.run_dir: Path = Path(run_dir)
         if not self.run_dir.exists():
             raise TraceError(f"{self.run_dir}: no such directory")
@@ -99,19 +113,20 @@ class TraceReader:
         self._starts = array("q")
         self._ends = array("q")
         self._blank_lines: list[int] = []  # physical line numbers of skipped blank lines
+        self._odd_lines: list[int] = []  # those of lines noticed when indexed as no JSON object
         self._indexed_end = 0  # byte offset just past the last complete line seen
         self._line_base = 0  # lines of the file before the first one indexed (a span's)
         self._span_end: int | None = None  # where a span's indexing stops (else at the file's end)
-        if span is not None:
-            self._indexed_end, self._span_end, first_line = span
-            self._line_base = first_line - 1
         self._cache: OrderedDict[int, RunEvent] = OrderedDict()
         self._noticed_lines: set[int] = set()
+        if span is not None:
+            self._take_span(span)
         self._tail_notice: str | None = None
         self._steps_cache: tuple[tuple[int, int], list[dict[str, Any]]] | None = None
         if self._events_usable():
             self._open_events()
-            self._index_all()
+            if span is None:
+                self._index_all()
         elif trace_file_problem(self._events_path) is None:  # a refused link was noticed already
             self._notice(f"{EVENTS_FILE} is missing: the run recorded no events")
 
@@ -222,11 +237,17 @@ class TraceReader:
                 pos = ends[line] - first + 1  # one hit per line: go on with the next line
             index = end
 
-    def span_of(self, start: int, stop: int) -> tuple[int, int, int]:
-        """Where events ``start`` up to ``stop`` (exclusive, at least one) lie in ``events.jsonl``:
-        their first byte, the byte after the last one's newline, and the first one's 1-based line
-        (what ``TraceReader(run_dir, span=...)`` reads as a trace of its own)."""
-        return self._starts[start], self._ends[stop - 1] + 1, self.line_number(start)
+    def span_of(self, start: int, stop: int) -> TraceSpan:
+        """Events ``start`` up to ``stop`` (exclusive, at least one) as indexed here: what
+        ``TraceReader(run_dir, span=...)`` reads as a trace of its own."""
+        first, last = self.line_number(start), self.line_number(stop - 1)
+        return TraceSpan(
+            first_line=first,
+            starts=self._starts[start:stop],
+            ends=self._ends[start:stop],
+            blank_lines=tuple(_lines_within(self._blank_lines, first, last)),
+            odd_lines=tuple(_lines_within(self._odd_lines, first, last)),
+        )
 
     def add_notices(self, notices: Iterable[str], lines: Iterable[int]) -> None:
         """What a reader of a span of this trace noticed, and the lines it noticed, as if noticed here."""
@@ -396,10 +417,20 @@ class TraceReader:
         if fd is not None:
             os.close(fd)
 
+    def _take_span(self, span: TraceSpan) -> None:
+        """Read only ``span``'s lines, indexed as it says: what indexing them would find."""
+        self._starts, self._ends = array("q", span.starts), array("q", span.ends)
+        self._blank_lines = list(span.blank_lines)
+        self._odd_lines = list(span.odd_lines)
+        self._noticed_lines.update(span.odd_lines)  # the reader that indexed them noticed them
+        self._line_base = span.first_line - 1
+        self._indexed_end = self._span_end = span.ends[-1] + 1 if span.ends else 0
+
     def _reset_index(self) -> None:
         self._starts = array("q")
         self._ends = array("q")
         self._blank_lines = []
+        self._odd_lines = []
         self._indexed_end = 0
         self._cache.clear()
         self._noticed_lines.clear()
@@ -454,6 +485,7 @@ class TraceReader:
         if buf[pos] != _OPEN or buf[last] != _CLOSE:
             self._notice(f"{EVENTS_FILE} line {line}: not a JSON object; shown as a raw event")
             self._noticed_lines.add(line)
+            self._odd_lines.append(line)
         self._starts.append(base + pos)
         self._ends.append(base + nl)
 
@@ -498,6 +530,11 @@ class TraceReader:
             self._noticed_lines.add(line)
             self._notice(malformed_notice(event))
         return event
+
+
+def _lines_within(lines: list[int], first: int, last: int) -> list[int]:
+    """The lines of the sorted ``lines`` from ``first`` to ``last``."""
+    return lines[bisect_left(lines, first) : bisect_right(lines, last)]
 
 
 class LineRecords:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import pickle
 import sys
 from pathlib import Path
 from typing import Any
@@ -177,6 +178,41 @@ def test_damaged_lines_are_noticed_at_open_by_their_line_number(tmp_path: Path) 
     assert reader.event(4).step_id == 1 and reader.event(4).phase == "ACT"  # a CRLF line reads
     list(reader.events())
     assert len(reader.notices) == 6  # each damaged line noticed once
+
+
+def test_a_span_reads_its_lines_as_the_reader_that_indexed_them_without_indexing_them(
+    tmp_path: Path,
+) -> None:
+    """Every span of a trace with blank and damaged lines reads, as a trace of its own, the same
+    events at the same line numbers, and notices a damaged line only where the whole trace's
+    reader would have (the ones it noticed when indexing are not noticed again); it survives
+    pickling, as a worker process gets it."""
+    deep = b'{"phase": "ACT", "payload": ' + b"[" * 70 + b"]" * 70 + b"}"
+    lines = [b"", line(0), b"x}", b"", deep, b"", b"", line(1) + b"\r", deep, b"{y", line(2)]
+    run_dir = run(tmp_path, b"\n".join(lines) + b"\n")
+    (run_dir / "manifest.json").write_text(json.dumps({"run_id": "r", "status": "completed"}))
+    whole = TraceReader(run_dir)
+    noticed_at_open = whole.noticed_lines()
+    assert sorted(noticed_at_open) == [3, 10]
+    events = [e.to_dict() for e in whole.events()]
+    numbers = [whole.line_number(i) for i in range(len(whole))]
+    assert numbers == [2, 3, 5, 8, 9, 10, 11]
+    noticed = sorted(whole.noticed_lines())  # now the deep lines too, noticed as they were read
+    assert noticed == [3, 5, 9, 10]
+    for start in range(len(whole)):
+        for stop in range(start + 1, len(whole) + 1):
+            span = pickle.loads(pickle.dumps(whole.span_of(start, stop)))
+            part = TraceReader(run_dir, span=span)
+            assert len(part) == stop - start
+            assert [part.line_number(i) for i in range(len(part))] == numbers[start:stop]
+            assert part.noticed_lines() == {n for n in noticed_at_open if n in numbers[start:stop]}
+            assert part.notices == []  # what indexing them noticed, the whole trace's reader has
+            assert [e.to_dict() for e in part.events()] == events[start:stop]
+            read = {n for n in noticed if n in numbers[start:stop]}
+            assert part.noticed_lines() == read
+            assert part.notices == [
+                n for n in whole.notices if any(f" line {k}:" in n for k in read - noticed_at_open)
+            ]
 
 
 def test_only_a_crlf_lines_one_carriage_return_is_taken_off_before_its_closing_brace(tmp_path: Path) -> None:

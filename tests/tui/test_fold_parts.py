@@ -20,7 +20,15 @@ from waits import wait_until
 from qitos.trace.reader import TraceReader
 from tui import part_wire
 from tui.app import make_app
-from tui.fold_parts import WORKER_NICENESS, FoldedPart, PartFolder, _load, fold_part, plan_parts
+from tui.fold_parts import (
+    WORKER_NICENESS,
+    FoldedPart,
+    PartFolder,
+    PartJoin,
+    _load,
+    fold_part,
+    plan_parts,
+)
 from tui.screens.run import RunScreen
 from tui.store import RunStore
 from tui.synthetic import synthetic_events, write_trace
@@ -193,7 +201,9 @@ def test_a_worker_folds_at_a_lower_priority_than_the_app() -> None:
     assert int(done.stdout) == min(19, os.nice(0) + WORKER_NICENESS)
 
 
-async def test_the_app_folds_a_big_trace_in_parts_as_it_would_alone(tmp_path: Path) -> None:
+async def test_the_app_folds_a_big_trace_in_parts_as_it_would_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run_dir = tmp_path / "big_run"
     write_trace(run_dir, synthetic_events(1000, run_id="big_run", pause_at=None))
     app = make_app(replay=run_dir)
@@ -202,15 +212,13 @@ async def test_the_app_folds_a_big_trace_in_parts_as_it_would_alone(tmp_path: Pa
         assert isinstance(screen, RunScreen)
         screen.feeder.parallel_min_events = 1  # set before the reader opens, after the first frame
         joins: list[bool] = []
-        drain = screen.feeder.drain
+        join = PartJoin.join
 
-        def noted_drain(limit: int | None = None) -> bool:
-            chunks = screen.feed._chunks[:]
-            drained = drain(limit)
-            joins.extend(getattr(chunk, "joined", False) for _, chunk in chunks if hasattr(chunk, "joined"))
-            return drained
+        def noted_join(self: PartJoin, store: RunStore, reader: TraceReader) -> None:
+            join(self, store, reader)
+            joins.append(self.joined)
 
-        screen.feeder.drain = noted_drain  # type: ignore[method-assign]
+        monkeypatch.setattr(PartJoin, "join", noted_join)
         header = screen.query_one(RunHeader)
         await wait_until(
             lambda: (
