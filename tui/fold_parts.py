@@ -185,7 +185,10 @@ class PartFolder:
             # A thread per worker hands it its job (megabytes of offsets: the pipe takes them as
             # the worker, just started, reads) and takes its parts off the pipe as they come, so
             # that no worker waits on a full pipe while the app joins an earlier part.
-            threading.Thread(target=_serve, args=(proc, job, len(jobs), inbox), daemon=True).start()
+            # The job is handed over in a list the thread empties: the thread's own arguments
+            # would hold the bytes (8 MB a worker on a 1 GB trace) for the whole fold.
+            threading.Thread(target=_serve, args=(proc, [job], len(jobs), inbox), daemon=True).start()
+            del job, jobs
             self._procs.append(proc)
             self._queues.append(inbox)
 
@@ -221,12 +224,14 @@ class PartFolder:
                 proc.stdout.close()
 
 
-def _serve(proc: subprocess.Popen[bytes], job: bytes, count: int, inbox: queue.Queue[bytes | None]) -> None:
-    """Give a worker its ``job``, then put each of its ``count`` parts, as written, in ``inbox`` as
-    it arrives; None once it fails."""
+def _serve(
+    proc: subprocess.Popen[bytes], job: list[bytes], count: int, inbox: queue.Queue[bytes | None]
+) -> None:
+    """Give a worker its job (the one item of ``job``, taken out of it), then put each of its
+    ``count`` parts, as written, in ``inbox`` as it arrives; None once it fails."""
     assert proc.stdin is not None and proc.stdout is not None
     try:
-        proc.stdin.write(job)
+        proc.stdin.write(job.pop())  # written, the bytes are let go
         proc.stdin.close()
     except OSError:
         pass  # it died at once: it writes no part, and its parts come back as failed (below)
