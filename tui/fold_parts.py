@@ -3,12 +3,12 @@
 Parsing and folding a line takes a few microseconds of Python, and a gigabyte trace has a million
 lines: one core takes seconds over it whatever the fold does. So the events after the first frame
 are cut into parts at step boundaries; worker processes (running :func:`main`, which never imports
-Textual) each index and fold their parts with the app's own reader and RunStore, begun
-afresh, and hand each fold back (tui.part_wire). The app joins them in order with
-:meth:`RunStore.absorb`, which refuses a part whose fold could have gone otherwise after the
-events before it; the app then folds that part's events itself, as it would have anyway, so the
-result is the same as one fold from the start, on any trace. A worker that fails costs its parts
-the same way, never the events.
+Textual) each fold their parts, at the offsets the app's reader indexed (TraceReader.span_of), with
+the app's own reader and RunStore, begun afresh, and hand each fold back (tui.part_wire). The app
+joins them in order with :meth:`RunStore.absorb`, which refuses a part whose fold could have gone
+otherwise after the events before it; the app then folds that part's events itself, as it would
+have anyway, so the result is the same as one fold from the start, on any trace. A worker that
+fails costs its parts the same way, never the events.
 
 What comes back comes from our own worker process, never from the trace: what a trace holds is
 only ever data inside it.
@@ -182,11 +182,11 @@ class PartFolder:
             jobs = [(reader.span_of(a, b), a) for a, b in mine]
             job = pickle.dumps((str(reader.run_dir), jobs), pickle.HIGHEST_PROTOCOL)
             inbox: queue.Queue[bytes | None] = queue.Queue()
-            # A thread per worker hands it its job (megabytes of offsets: the pipe takes them as
-            # the worker, just started, reads) and takes its parts off the pipe as they come, so
-            # that no worker waits on a full pipe while the app joins an earlier part.
-            # The job is handed over in a list the thread empties: the thread's own arguments
-            # would hold the bytes (8 MB a worker on a 1 GB trace) for the whole fold.
+            # A thread per worker hands it its job (megabytes of offsets, which the pipe takes as
+            # the worker, just started, reads them) and takes its parts off the pipe as they come,
+            # so that no worker waits on a full pipe while the app joins an earlier part. The job
+            # goes in a list the thread empties: held by the thread's arguments, the bytes (8 MB a
+            # worker on a 1 GB trace) would live as long as the fold.
             threading.Thread(target=_serve, args=(proc, [job], len(jobs), inbox), daemon=True).start()
             del job, jobs
             self._procs.append(proc)

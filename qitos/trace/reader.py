@@ -113,7 +113,7 @@ class TraceReader:
         self._starts = array("q")
         self._ends = array("q")
         self._blank_lines: list[int] = []  # physical line numbers of skipped blank lines
-        self._odd_lines: list[int] = []  # those of lines noticed when indexed as no JSON object
+        self._odd_lines: list[int] = []  # lines noticed as no JSON object when indexed, in order
         self._indexed_end = 0  # byte offset just past the last complete line seen
         self._line_base = 0  # lines of the file before the first one indexed (a span's)
         self._span_end: int | None = None  # where a span's indexing stops (else at the file's end)
