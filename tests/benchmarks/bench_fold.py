@@ -88,8 +88,9 @@ print(json.dumps({"s": time.perf_counter() - t0, "lines": n}))
 # The app's reader and fold with no UI (the collector tuned as the app tunes it), over part
 # argv[2] of argv[3] of the trace's events; prints its CPU seconds, steps, peak RSS and the events
 # it folded. Figure 2 runs it as the one part of one, and as two halves at once in two processes
-# (one per core here; each indexes the whole file, as a worker would, and nothing is merged or
-# drawn): what a fold split over processes could give at best, with the fold we have.
+# (one per core here; each indexes the whole file, which the app does once and its workers not at
+# all, and nothing is merged or drawn): about what a fold split over processes could give at best,
+# with the fold we have.
 FOLD_PART = """
 import gc, json, resource, sys, time
 from qitos.trace.reader import TraceReader
