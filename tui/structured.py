@@ -47,7 +47,7 @@ def understood(text: str, tool_calls: Sequence[dict[str, Any]] = ()) -> Reply | 
         return Reply(text.strip() or None, actions, None, "tool calls")
     if not text.strip() or len(text) > MAX_PARSED_CHARS:
         return None
-    # Imported here: the parsers are not needed for the first frame.
+    # Imported here: only a reply in text needs them (a run that replies in tool calls never does).
     from qitos.kit.parser import JsonDecisionParser, ReActTextParser, XmlDecisionParser
 
     for parser in (JsonDecisionParser(), ReActTextParser(), XmlDecisionParser()):

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qitos.core.action import Action
 from qitos.core.decision import Decision
 from qitos.core.errors import ParseExecutionError
-from qitos.models.base import ToolCall
+
+if TYPE_CHECKING:  # only named in annotations; the models package is a few ms to import
+    from qitos.models.base import ToolCall
 
 _EXCERPT = 500  # characters of the offending output kept in the error, enough to see what went wrong
 

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import json
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
 from qitos.core.action import Action
 from qitos.core.decision import Decision
 from qitos.kit.parser.base import Parser, parse_failure
 from qitos.kit.parser.call_syntax import CallSyntaxError, parse_call
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 _DECLARATION = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 
@@ -75,6 +78,10 @@ class XmlDecisionParser(Parser):
         return Decision.act([action], rationale=rationale)
 
     def _root(self, text: str) -> ET.Element:
+        # Imported here: ElementTree (and expat) is a few ms to import, and a program that
+        # imports the parsers often parses no XML (qitos-tui's first frame, for one).
+        import xml.etree.ElementTree as ET
+
         body = text.strip()
         if not body:
             raise parse_failure(self.name, "the output is empty", text)
