@@ -5,8 +5,9 @@ generated ~100 MB and ~1 GB traces for the next run; generating the 1 GB one tak
 
 1. First screen of a 100k-event trace under tmux, beside a Textual app that shows one line
    (aim: at most 1.2x it) and, as floors, importing the modules our first screen needs with
-   nothing drawn, and our first screen of a run of one step (what the screen costs whatever the
-   trace).
+   nothing drawn, our first screen of a run of one step (what the screen costs whatever the
+   trace), and the same layout built from Textual's stock widgets with fixed text (what Textual
+   costs to compose, style and draw that screen, before any code of ours).
 2. The full background fold of a 1M-event trace in the app under tmux, from launch until every
    step is in the list (the header's range of step ids reaches the last one and it no longer
    says "folding"), beside a plain ``json.loads`` of every line of the same file (aim: at most
@@ -180,12 +181,60 @@ input()
 """
 
 
+# The floor of our first screen's layout: the same screen (a header line, a bordered list of 40
+# steps beside tabs over a bordered pane, a footer of seven keys) built from Textual's stock
+# widgets with fixed text, and no trace read: what Textual's composing, styling and drawing of our
+# layout costs whatever our own code does.
+SAME_LAYOUT_APP = """\
+from textual.app import App
+from textual.containers import Container, Horizontal, Vertical
+from textual.widgets import Footer, Static
+
+ROWS = "\\n".join(f"✓ {k:>5} read_file calc.py 170t 6ms" for k in range(40))
+PANE = "\\n".join(f"line {k} of the exchange: the text of a message as the pane shows it" for k in range(40))
+KEYS = ["left,Prev", "right,Next", "g,Go to", "slash,Search", "e,Export", "question_mark,Help", "q,Quit"]
+
+
+class SameLayout(App):
+    CSS = \"\"\"
+    #header { height: 1; background: $panel; padding: 0 1; }
+    #body { height: 1fr; }
+    #steps { width: 30%; border: round $border-blurred; background: $surface; }
+    #pane-area { width: 1fr; }
+    #tabs { height: 2; }
+    #panes { height: 1fr; }
+    #pane { border: round $border; height: 1fr; }
+    \"\"\"
+    BINDINGS = [(key, f"nothing('{name}')", name) for key, name in (k.split(",") for k in KEYS)]
+    ENABLE_COMMAND_PALETTE = False
+
+    def action_nothing(self, name):
+        pass
+
+    def compose(self):
+        yield Static("● finished  step 0 (0–11349)  120 tok  scripted-1  trace100mb", id="header")
+        with Horizontal(id="body"):
+            yield Static(ROWS, id="steps")
+            with Vertical(id="pane-area"):
+                yield Static("1 Exchanges  2 Context  3 Budget  4 Compaction  5 Memory  6 Skills  7 Events", id="tabs")
+                with Container(id="panes"):
+                    yield Static(PANE, id="pane")
+        yield Footer()
+
+
+SameLayout().run()
+"""
+
+
 def bench_first_screen(run_dir: Path, runs: int) -> None:
     """Figure 1: our first screen beside a one-line Textual app and, as floors, importing what our
-    first screen needs without drawing anything, and our first screen of a run of one step (what
-    the screen costs whatever the trace); interleaved, medians."""
+    first screen needs without drawing anything, our first screen of a run of one step (what the
+    screen costs whatever the trace), and the same layout from Textual's stock widgets (what
+    Textual's part of the screen costs whatever our code does); interleaved, medians."""
     trivial = run_dir.parent / "trivial_textual_app.py"
     trivial.write_text(TRIVIAL_APP, encoding="utf-8")
+    same_layout = run_dir.parent / "same_layout_app.py"
+    same_layout.write_text(SAME_LAYOUT_APP, encoding="utf-8")
     one_step = run_dir.parent / "one_step"
     if not (one_step / "manifest.json").is_file():
         write_trace(one_step, synthetic_events(1, run_id="one_step", pause_at=None))
@@ -193,19 +242,22 @@ def bench_first_screen(run_dir: Path, runs: int) -> None:
     first_paint(ours(run_dir), MARK_OURS)  # warm the page cache
     first_paint([sys.executable, str(trivial)], "step 1 of 1")
     first_paint(imports_only, "imported")
-    mine, least, floor, small = [], [], [], []
+    first_paint([sys.executable, str(same_layout)], MARK_OURS)
+    mine, least, floor, small, layout = [], [], [], [], []
     for _ in range(runs):
         mine.append(first_paint(ours(run_dir), MARK_OURS))
         least.append(first_paint([sys.executable, str(trivial)], "step 1 of 1"))
         floor.append(first_paint(imports_only, "imported"))
         small.append(first_paint(ours(one_step), MARK_OURS))
+        layout.append(first_paint([sys.executable, str(same_layout)], MARK_OURS))
     m, t, f = statistics.median(mine), statistics.median(least), statistics.median(floor)
-    o = statistics.median(small)
+    o, s = statistics.median(small), statistics.median(layout)
     print(
         f"1. first screen, 100k events, median of {runs}: qitos-tui {m:.3f} s | a one-line Textual app"
         f" {t:.3f} s | ratio {m / t:.2f} (aim <= 1.2) | importing our first screen's modules, nothing"
         f" drawn, {f:.3f} s ({f / t:.2f}x the one-line app) | our first screen of a one-step run"
-        f" {o:.3f} s ({o / t:.2f}x)"
+        f" {o:.3f} s ({o / t:.2f}x) | the same layout from Textual's stock widgets, no trace,"
+        f" {s:.3f} s ({s / t:.2f}x)"
     )
 
 
