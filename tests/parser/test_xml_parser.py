@@ -34,6 +34,7 @@ def test_final_and_wait_modes() -> None:
     "text",
     [
         "",
+        "I will read calc.py first, then fix the sum.",
         "<decision><think>only thinking</think></decision>",
         '<decision mode="final"><think>x</think></decision>',
         '<decision mode="explode"/>',
@@ -51,3 +52,9 @@ def test_unknown_tool_is_refused_when_names_are_known() -> None:
     parser = get_parser("xml", tool_names={"add"})
     with pytest.raises(ParseExecutionError, match="unknown tool 'rm'"):
         parser.parse('<action name="rm"><arg name="path">/</arg></action>')
+
+
+def test_prose_without_markup_is_refused_as_holding_no_element() -> None:
+    with pytest.raises(ParseExecutionError) as err:
+        XmlDecisionParser().parse("Done: the test passes & the sum is right.")
+    assert "holds no XML element" in str(err.value)

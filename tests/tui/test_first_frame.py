@@ -108,23 +108,23 @@ def test_code_in_the_first_frame_is_highlighted_without_scanning_for_lexer_plugi
     assert "importlib.metadata" not in modules
 
 
-def replies_in_react_text_first(events: Iterator[RunEvent]) -> Iterator[RunEvent]:
-    """The events, with the first reply a ReAct text (no native tool calls): the first frame shows
-    it as the parsers read it."""
+def replies_in_prose_first(events: Iterator[RunEvent]) -> Iterator[RunEvent]:
+    """The events, with the first reply in prose (no native tool calls, no format a parser reads):
+    the first frame tries every parser on it before it shows it as text."""
     first = True
     for event in events:
         if first and event.kind == "model_response":
             first = False
-            event.payload["text"] = "Thought: look at the file.\nAction: read_file(path='calc.py')"
+            event.payload["text"] = "I will read calc.py first, then fix the sum."
             event.payload["tool_calls"] = []
         yield event
 
 
-def test_a_text_reply_in_the_first_frame_is_parsed_without_the_xml_or_model_modules(tmp_path: Path) -> None:
+def test_a_prose_reply_in_the_first_frame_is_tried_without_the_xml_or_model_modules(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    write_trace(run_dir, replies_in_react_text_first(synthetic_events(6)))
+    write_trace(run_dir, replies_in_prose_first(synthetic_events(6)))
     modules = first_frame_modules(run_dir, tmp_path)
-    assert "qitos.kit.parser.react_parser" in modules  # the reply was read by the parsers
-    # ElementTree and expat (~3.5 ms) only for a reply that needs the XML parser; the model
-    # clients (~3 ms) are only named in the parsers' annotations.
+    assert "qitos.kit.parser.xml_parser" in modules  # the parsers were asked to read the reply
+    # ElementTree and expat (~3.5 ms) only for a reply with markup in it; the model clients
+    # (~3 ms) are only named in the parsers' annotations.
     assert not {"xml.etree.ElementTree", "pyexpat", "qitos.models"} & modules

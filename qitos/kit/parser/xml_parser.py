@@ -78,13 +78,15 @@ class XmlDecisionParser(Parser):
         return Decision.act([action], rationale=rationale)
 
     def _root(self, text: str) -> ET.Element:
-        # Imported here: ElementTree (and expat) is a few ms to import, and a program that
-        # imports the parsers often parses no XML (qitos-tui's first frame, for one).
-        import xml.etree.ElementTree as ET
-
         body = text.strip()
         if not body:
             raise parse_failure(self.name, "the output is empty", text)
+        if "<" not in body:
+            # Plain prose, the usual reply that no parser reads: no element, no decision, and
+            # no need for ElementTree (and expat), a few ms to import.
+            raise parse_failure(self.name, "the output holds no XML element", text)
+        import xml.etree.ElementTree as ET  # imported here: see above
+
         if _DECLARATION.search(body):
             raise parse_failure(self.name, "DTD and entity declarations are not accepted", text)
         try:
