@@ -192,7 +192,8 @@ from textual.widgets import Footer, Static
 
 ROWS = "\\n".join(f"✓ {k:>5} read_file calc.py 170t 6ms" for k in range(40))
 PANE = "\\n".join(f"line {k} of the exchange: the text of a message as the pane shows it" for k in range(40))
-KEYS = ["left,Prev", "right,Next", "g,Go to", "slash,Search", "e,Export", "question_mark,Help", "q,Quit"]
+KEYS = [("left", "Prev"), ("right", "Next"), ("g", "Go to"), ("slash", "Search"), ("e", "Export"),
+        ("question_mark", "Help"), ("q", "Quit")]
 
 
 class SameLayout(App):
@@ -205,7 +206,7 @@ class SameLayout(App):
     #panes { height: 1fr; }
     #pane { border: round $border; height: 1fr; }
     \"\"\"
-    BINDINGS = [(key, f"nothing('{name}')", name) for key, name in (k.split(",") for k in KEYS)]
+    BINDINGS = [(key, f"nothing('{name}')", name) for key, name in KEYS]
     ENABLE_COMMAND_PALETTE = False
 
     def action_nothing(self, name):

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from qitos.trace.events import RunEvent
 from tui.synthetic import synthetic_events, write_trace
@@ -87,42 +88,38 @@ def test_the_first_frame_loads_neither_hidden_panes_nor_dialogs_nor_the_engine(t
     assert extra == {}
 
 
-def writes_code_first(events: Iterator[RunEvent]) -> Iterator[RunEvent]:
-    """The events, with the first reply writing a Python file (a code block in the first frame)."""
+def first_reply_with(events: Iterator[RunEvent], **payload: Any) -> Iterator[RunEvent]:
+    """The events, with ``payload``'s fields set in the first reply (the first frame shows it)."""
     first = True
     for event in events:
         if first and event.kind == "model_response":
             first = False
-            code = "def add(a, b):\n    return a + b\n"
-            event.payload["tool_calls"] = [
-                {"name": "write_file", "args": {"path": "calc.py", "content": code}}
-            ]
+            event.payload.update(payload)
         yield event
+
+
+# The first reply writes a Python file: a code block in the first frame.
+WRITES_CODE = {
+    "tool_calls": [
+        {"name": "write_file", "args": {"path": "calc.py", "content": "def add(a, b):\n    return a + b\n"}}
+    ]
+}
+# The first reply in prose (no native tool calls, no format a parser reads): the first frame tries
+# every parser on it before it shows it as text.
+IN_PROSE = {"text": "I will read calc.py first, then fix the sum.", "tool_calls": []}
 
 
 def test_code_in_the_first_frame_is_highlighted_without_scanning_for_lexer_plugins(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    write_trace(run_dir, writes_code_first(synthetic_events(6)))
+    write_trace(run_dir, first_reply_with(synthetic_events(6), **WRITES_CODE))
     modules = first_frame_modules(run_dir, tmp_path)
     assert "pygments.lexers.python" in modules  # the block was highlighted as Python
     assert "importlib.metadata" not in modules
 
 
-def replies_in_prose_first(events: Iterator[RunEvent]) -> Iterator[RunEvent]:
-    """The events, with the first reply in prose (no native tool calls, no format a parser reads):
-    the first frame tries every parser on it before it shows it as text."""
-    first = True
-    for event in events:
-        if first and event.kind == "model_response":
-            first = False
-            event.payload["text"] = "I will read calc.py first, then fix the sum."
-            event.payload["tool_calls"] = []
-        yield event
-
-
 def test_a_prose_reply_in_the_first_frame_is_tried_without_the_xml_or_model_modules(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    write_trace(run_dir, replies_in_prose_first(synthetic_events(6)))
+    write_trace(run_dir, first_reply_with(synthetic_events(6), **IN_PROSE))
     modules = first_frame_modules(run_dir, tmp_path)
     assert "qitos.kit.parser.xml_parser" in modules  # the parsers were asked to read the reply
     # ElementTree and expat (~3.5 ms) only for a reply with markup in it; the model clients
