@@ -109,7 +109,10 @@ def _parse_fast(raw: bytes) -> dict[str, Any] | None:
 def _parse_total(raw: bytes | str) -> tuple[Any, str | None]:
     """Any JSON value from ``raw`` by ``json``, depth-checked and with lone surrogates replaced."""
     try:
-        data = json.loads(raw)
+        # Decoded here, not by ``json``: given bytes, it guesses UTF-16 or UTF-32 from NUL bytes, so
+        # it would read an object in either as valid and word damaged bytes as a UTF-16 error. A
+        # trace is UTF-8, a byte order mark aside; surrogates pass as ``json`` passes them.
+        data = json.loads(raw.decode("utf-8-sig", "surrogatepass") if isinstance(raw, bytes) else raw)
     except RecursionError:
         return None, f"nested deeper than {MAX_DEPTH} levels"
     except ValueError as exc:  # includes UnicodeDecodeError and over-long integers

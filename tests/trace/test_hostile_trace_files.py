@@ -109,6 +109,31 @@ def test_bad_utf8_lone_surrogates_and_duplicate_keys(tmp_path: Path) -> None:
     assert dup.phase == "run_end" and store.status == "failed"
 
 
+def test_text_in_another_encoding_than_utf8_is_a_raw_line(tmp_path: Path) -> None:
+    """An object encoded in UTF-16 or UTF-32 is not a trace line (json alone would guess their
+    encoding and read them), and damaged bytes say what they are not: UTF-8."""
+    run = _run(
+        tmp_path,
+        [
+            '{"phase": "run_end", "payload": {"status": "failed"}}'.encode("utf-16-le"),
+            '{"phase": "run_end", "payload": {"status": "failed"}}'.encode("utf-32"),
+            b"\x00\xff\xfe garbage",
+            b'\xef\xbb\xbf{"phase": "INIT", "payload": {}}',  # UTF-8 with a byte order mark is UTF-8
+        ],
+        manifest='{"status": "completed"}'.encode("utf-16"),
+    )
+    reader, store = _fold(run)
+    phases = [e.phase for e in reader.events()]
+    assert phases == [MALFORMED_PHASE, MALFORMED_PHASE, MALFORMED_PHASE, "INIT"]
+    assert store.status != "failed"
+    garbage = reader.event(2).error or ""
+    assert "'utf-8' codec can't decode byte 0xff" in garbage and "utf-16" not in garbage
+    assert any(
+        n.startswith("manifest.json is unreadable: invalid JSON ('utf-8' codec") for n in reader.notices
+    )
+    assert read_manifest(run) == {}
+
+
 def test_wrong_types_in_every_field_of_the_line(tmp_path: Path) -> None:
     """Non-string run id, phase and ts, a dict for ok, a list for error: read field by field."""
     run = _run(
