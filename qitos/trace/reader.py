@@ -1,7 +1,8 @@
 """TraceReader: opens a run directory (ours or upstream QitOS's) and reads its events lazily.
 
-Opening indexes the byte offsets of the complete lines of ``events.jsonl`` and parses nothing;
-an event is parsed when asked for, with a small cache, so a 100 MB trace opens in milliseconds.
+Opening indexes the byte offsets of the complete lines of ``events.jsonl`` and parses none but
+the rare line that is not ``{...}`` (to notice it if damaged); an event is parsed when asked for,
+with a small cache, so a 100 MB trace opens in milliseconds.
 Damage is reported, never fatal: a truncated last line is skipped with a notice, a malformed line
 becomes a raw ``<malformed>`` event with its reason (see :mod:`qitos.trace.parse`), an unknown
 phase is kept as it is, and a trace file that is a symbolic link is refused with a notice.
@@ -78,7 +79,7 @@ class TraceSpan:
     starts: array[int]  # each line's first byte in the file
     ends: array[int]  # each line's newline
     blank_lines: tuple[int, ...]  # the blank lines between them (skipped, but counted)
-    odd_lines: tuple[int, ...]  # those of them noticed when indexed as no JSON object
+    odd_lines: tuple[int, ...]  # those of them noticed as damaged when indexed
 
 
 class TraceReader:
@@ -113,7 +114,7 @@ class TraceReader:
         self._starts = array("q")
         self._ends = array("q")
         self._blank_lines: list[int] = []  # physical line numbers of skipped blank lines
-        self._odd_lines: list[int] = []  # lines noticed as no JSON object when indexed, in order
+        self._odd_lines: list[int] = []  # lines noticed as damaged when indexed, in order
         self._indexed_end = 0  # byte offset just past the last complete line seen
         self._line_base = 0  # lines of the file before the first one indexed (a span's)
         self._span_end: int | None = None  # where a span's indexing stops (else at the file's end)
@@ -474,7 +475,8 @@ class TraceReader:
         self._indexed_end = base + pos
 
     def _index_odd_line(self, buf: bytes, pos: int, nl: int, base: int) -> None:
-        """A blank line (skipped, but counted), a CRLF line, or a damaged one (noticed now, cheaply)."""
+        """A blank line (skipped, but counted), a CRLF line, or one that is not ``{...}``: parsed
+        now, and noticed if damaged, in the words its fold uses (one notice a line on screen)."""
         line = len(self._starts) + len(self._blank_lines) + 1 + self._line_base
         if nl == pos:
             self._blank_lines.append(line)
@@ -482,10 +484,14 @@ class TraceReader:
         last = nl - 1
         if buf[last] == _CR and last > pos:
             last -= 1
+        # Spaces or a byte order mark around the object still read as one: only a line that is
+        # not one is damaged. Lines like these are rare, so parsing each here costs little.
         if buf[pos] != _OPEN or buf[last] != _CLOSE:
-            self._notice(f"{EVENTS_FILE} line {line}: not a JSON object; shown as a raw event")
-            self._noticed_lines.add(line)
-            self._odd_lines.append(line)
+            event, reason = event_from_line(buf[pos:nl], line, self.run_id)
+            if reason is not None:
+                self._notice(malformed_notice(event))
+                self._noticed_lines.add(line)
+                self._odd_lines.append(line)
         self._starts.append(base + pos)
         self._ends.append(base + nl)
 

@@ -134,6 +134,21 @@ def test_text_in_another_encoding_than_utf8_is_a_raw_line(tmp_path: Path) -> Non
     assert read_manifest(run) == {}
 
 
+def test_a_damaged_line_is_noticed_once_in_the_words_its_fold_uses(tmp_path: Path) -> None:
+    """The status bar shows the reader's notices and the fold's, each text once: a damaged line the
+    reader noticed when indexing it is worded as the fold words it, so it shows once."""
+    run = _run(tmp_path, [b'{"phase": "INIT", "payload": {}}', b"[1, 2]", b"x}", b"{y"])
+    reader, store = _fold(run)
+    shown = " shown as a raw event"
+    assert reader.notices == [
+        f"events.jsonl line 2: a JSON list, not an object;{shown}",
+        f"events.jsonl line 3: invalid JSON (Expecting value: line 1 column 1 (char 0));{shown}",
+        "events.jsonl line 4: invalid JSON (Expecting property name enclosed in double quotes:"
+        f" line 1 column 2 (char 1));{shown}",
+    ]
+    assert store.notices == reader.notices
+
+
 def test_wrong_types_in_every_field_of_the_line(tmp_path: Path) -> None:
     """Non-string run id, phase and ts, a dict for ok, a list for error: read field by field."""
     run = _run(

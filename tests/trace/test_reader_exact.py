@@ -172,7 +172,15 @@ def test_damaged_lines_are_noticed_at_open_by_their_line_number(tmp_path: Path) 
         b"\n".join([b"", line(0), b"x}", b"", b"{y", b"z", line(1) + b"\r", b"w}\r", b"\r", line(2)]) + b"\n"
     )
     reader = TraceReader(run(tmp_path, data))
-    assert reader.notices[1:] == [f"events.jsonl line {n}: not a JSON object{ODD}" for n in (3, 5, 6, 8, 9)]
+    expecting = "invalid JSON (Expecting value: line 1 column 1 (char 0))"
+    assert reader.notices[1:] == [
+        f"events.jsonl line 3: {expecting}{ODD}",
+        f"events.jsonl line 5: invalid JSON (Expecting property name enclosed in double quotes:"
+        f" line 1 column 2 (char 1)){ODD}",
+        f"events.jsonl line 6: {expecting}{ODD}",
+        f"events.jsonl line 8: {expecting}{ODD}",
+        f"events.jsonl line 9: invalid JSON (Expecting value: line 1 column 2 (char 1)){ODD}",
+    ]
     assert len(reader) == 8
     assert [reader.line_number(i) for i in range(len(reader))] == [2, 3, 5, 6, 7, 8, 9, 10]
     assert reader.event(4).step_id == 1 and reader.event(4).phase == "ACT"  # a CRLF line reads
@@ -220,8 +228,20 @@ def test_only_a_crlf_lines_one_carriage_return_is_taken_off_before_its_closing_b
     after its closing brace is noticed even where the byte before that one is a brace."""
     data = b"\n".join([b'{"a": 1}\r', b'{"a": 1}x', line(0)]) + b"\n"
     reader = TraceReader(run(tmp_path, data))
-    assert reader.notices[1:] == [f"events.jsonl line 2: not a JSON object{ODD}"]
+    assert reader.notices[1:] == [
+        f"events.jsonl line 2: invalid JSON (Extra data: line 1 column 9 (char 8)){ODD}"
+    ]
     assert len(reader) == 3
+
+
+def test_an_object_with_spaces_or_a_byte_order_mark_around_it_is_not_noticed(tmp_path: Path) -> None:
+    """Only the common line ``{...}`` skips the parse when indexed; any other one that still reads
+    as an object is an event like any other, not noticed as a raw one."""
+    data = b"\n".join([b"  " + line(0), b"\xef\xbb\xbf" + line(1), line(2) + b" \r", b"\t" + line(3) + b"\t"])
+    reader = TraceReader(run(tmp_path, data + b"\n"))
+    assert [e.step_id for e in reader.events()] == [0, 1, 2, 3]
+    assert all(e.phase == "ACT" for e in reader.events())
+    assert reader.notices[1:] == [] and reader.noticed_lines() == frozenset()
 
 
 def test_an_incomplete_line_after_a_blank_one_is_noticed_with_its_own_length(tmp_path: Path) -> None:

@@ -46,6 +46,11 @@ async def test_problems_of_a_hostile_trace_reach_the_status_bar_and_panes_render
         assert "unknown event kind 'shiny_new_kind' (first at event 2): shown as raw events" in notices
         assert "events.jsonl line 3: invalid JSON" in notices
         assert "events.jsonl: incomplete last line" in notices
+        # A damaged line is noticed by the reader and by the fold (the first frame's, the background
+        # one's), in the same words: the status bar shows one notice a line.
+        assert "events.jsonl line 20: a JSON list, not an object; shown as a raw event" in notices
+        lines = [n.split(":", 1)[0] for n in screen.notices if n.startswith("events.jsonl line ")]
+        assert len(lines) == len(set(lines)) > 10, notices
         bar = screen.query_one(StatusBar)
         shown = bar.content().plain
         assert bar.notices is screen.notices and "⚠ unknown event kind 'shiny_new_kind'" in shown

@@ -227,8 +227,13 @@ class Feeder:
         if sizes == self._notice_sizes:
             return  # the usual case: nothing new (both lists only grow)
         self._notice_sizes = sizes
+        self._add_unshown([*from_reader, *self.store.notices])
+
+    def _add_unshown(self, notices: list[str]) -> None:
+        """Add the ``notices`` not yet shown, each once: the reader and the fold word a damaged line
+        alike, and both notice it (the first frame's fold, and the reader when it reads it)."""
         shown = set(self.notices)
-        self.notices.extend(n for n in [*from_reader, *self.store.notices] if n not in shown)
+        self.notices.extend(n for n in dict.fromkeys(notices) if n not in shown)
 
     def add_notice(self, notice: str) -> None:
         """Put a notice of the screen's own in the status bar."""
@@ -264,7 +269,7 @@ class Feeder:
         head = self.store.event_count  # what the first frame folded of the head
         self.store.source = reader  # same indices: HeadSource counts lines as the reader does
         self.store.declared_status = reader.status
-        self.notices.extend(reader.notices)
+        self._add_unshown(reader.notices)
         self.host.show_folded(None)
         if len(reader) > head:
             self.host.fold_trace(head)
