@@ -96,8 +96,10 @@ class Redactor:
         return json.loads(self.to_json_line(value))
 
     def redact_text(self, text: str) -> str:
-        """The string with every secret masked."""
-        masked = self.redact(text)
+        """The string with every secret masked (``text`` itself when it holds none)."""
+        _, masked = self._masked(text)
+        if masked is None:  # nothing masked: no need to parse the JSON text back
+            return text
         return masked if isinstance(masked, str) else self.mask
 
     # -- internals --------------------------------------------------------------------------
