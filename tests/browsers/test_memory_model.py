@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from browser_builders import build_memory_root, run_writer
+from rich.console import Console
+from rich.style import Style
 
+from qitos.core.memory import MemoryRecord
 from qitos.kit.memory.memdir_format import record_filename
 from qitos.kit.memory.memdir_memory import MemdirMemory
+from qitos.trace.redact import MASK, Redactor
 from tui.browsers.memory_files import load_table, reread
 from tui.browsers.memory_model import RecallStatus, RowKind, filter_rows, gone_rows, recall_marks
+from tui.browsers.memory_render import detail
 from tui.browsers.memory_table import MemoryTable
 
 
@@ -197,3 +203,33 @@ def test_a_local_record_shadows_and_unshadows_a_global_one(memory_root: Path, gl
     _patch(table, [local], memory_root, global_root)
     _same(table, _view(memory_root, global_root))
     assert table.record("glob-001").scope == "global" and table.global_ == 2  # type: ignore[union-attr]
+
+
+def test_secrets_in_a_record_file_are_shown_masked_as_its_trace_masks_them(tmp_path: Path) -> None:
+    """The file keeps what the agent wrote; its row, its detail and its filter text hold the masked
+    text, and a recall as the trace holds it (masked by the Engine's Redactor) is unchanged."""
+    secret = "sk-" + "abcdefghijklmnopqrstuvwxyz123456"
+    said = f"deploy with OPENAI_API_KEY={secret} today"
+    root = tmp_path / "mem"
+    memory = MemdirMemory(str(root), create=True)
+    record = MemoryRecord(
+        "user", said, 3, metadata={"api_key": "hunter2hunter2", "kind": "fact"}, record_id="k"
+    )
+    memory.append(record)
+    assert secret in (root / "records" / record_filename("k")).read_text(encoding="utf-8")
+    table = _view(root)
+    row = table.record("k")
+    assert row is not None
+    assert row.content == f"deploy with OPENAI_API_KEY={MASK} today"
+    assert dict(row.metadata) == {"api_key": MASK, "kind": "fact"}
+    assert "hunter2" not in repr(row)
+    console = Console(width=200, file=io.StringIO(), color_system=None)
+    console.print(detail(row, None, None, lambda name: Style()))
+    shown = console.file.getvalue()  # type: ignore[attr-defined]
+    assert MASK in shown and secret not in shown and "hunter2" not in shown
+    recalled = Redactor().redact(
+        {"record_ids": ["k"], "records": [{"record_id": "k", "role": "user", "content": said}]}
+    )
+    assert [(m.record_id, m.status) for m in recall_marks([recalled], table)] == [
+        ("k", RecallStatus.UNCHANGED)
+    ]

@@ -12,10 +12,12 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cache
 from types import MappingProxyType
 from typing import Any, Protocol
 
 from qitos.kit.memory.memdir_index import RECORDS_DIR
+from qitos.trace.redact import Redactor
 
 __all__ = [
     "MemoryRow",
@@ -57,6 +59,13 @@ class MemoryRow:
 
     Slots, and no field derivable from another (key, path, signature are properties): a root of
     100,000 records holds 100,000 of these.
+
+    A record file holds what the agent wrote, where the trace of the same append holds it masked
+    (qitos.trace.redact). So the content and metadata are read through :attr:`content` and
+    :attr:`metadata`, masked as the Engine masks events, never as written: the browser and the
+    run's Memory pane show what the trace would, and a recall (masked in the trace) compares equal
+    to the record it read. Masked when first read (a few microseconds a row), so a load of
+    100,000 rows masks only those shown.
     """
 
     kind: RowKind
@@ -65,14 +74,38 @@ class MemoryRow:
     step_id: int | None = None
     created: str = ""
     size: int = 0
-    content: str = ""
+    written: str = field(default="", repr=False)  # the content as the file holds it
     scope: str = "local"
     name: str = ""  # the file's name in its records/ folder
     reason: str = ""  # why a rejected file is rejected
     mtime_ns: int = 0
-    metadata: Mapping[str, Any] = field(default_factory=lambda: NO_METADATA)
+    written_metadata: Mapping[str, Any] = field(default_factory=lambda: NO_METADATA, repr=False)
     order: int = 0  # append order (header seq, else mtime): newest first in the list
-    haystack: str = ""  # the text a filter matches against, lower-cased (see make_row)
+    # The text a filter matches against, lower-cased (see make_row): as written, never shown.
+    haystack: str = field(default="", repr=False)
+    _masked: tuple[str, Mapping[str, Any]] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def content(self) -> str:
+        """The content, its secrets masked."""
+        return self._shown()[0]
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        """The metadata, its secrets masked."""
+        return self._shown()[1]
+
+    def _shown(self) -> tuple[str, Mapping[str, Any]]:
+        masked = self._masked
+        if masked is None:
+            redactor = _redactor()
+            text, meta = self.written, self.written_metadata
+            masked = (
+                redactor.redact_text(text) if text else text,
+                redactor.redact(dict(meta)) if meta else meta,
+            )
+            object.__setattr__(self, "_masked", masked)  # a cache: the row stays what it was read as
+        return masked
 
     @property
     def key(self) -> str:
@@ -107,8 +140,24 @@ class MemoryRow:
         return (self.scope, self.name)
 
 
-def make_row(*, kind: RowKind, record_id: str, scope: str = "local", **facts: Any) -> MemoryRow:
-    """A row with its filter haystack filled in (the one way rows are built)."""
+@cache
+def _redactor() -> Redactor:
+    """The masking the Engine gives every event (this process's secret environment values,
+    credential shapes, secret-named fields), made once for every row."""
+    return Redactor()
+
+
+def make_row(
+    *,
+    kind: RowKind,
+    record_id: str,
+    scope: str = "local",
+    content: str = "",
+    metadata: Mapping[str, Any] | None = None,
+    **facts: Any,
+) -> MemoryRow:
+    """A row with its filter haystack filled in (the one way rows are built); ``content`` and
+    ``metadata`` as the file holds them (the row shows them masked)."""
     parts = (
         record_id,
         facts.get("role", ""),
@@ -117,10 +166,16 @@ def make_row(*, kind: RowKind, record_id: str, scope: str = "local", **facts: An
         kind.value,
         facts.get("reason", ""),
     )
-    haystack = (" ".join(parts) + "\n" + facts.get("content", "")).casefold()
-    if not facts.get("metadata"):
-        facts["metadata"] = NO_METADATA
-    return MemoryRow(kind=kind, record_id=record_id, scope=sys.intern(scope), haystack=haystack, **facts)
+    haystack = (" ".join(parts) + "\n" + content).casefold()
+    return MemoryRow(
+        kind=kind,
+        record_id=record_id,
+        scope=sys.intern(scope),
+        written=content,
+        written_metadata=metadata or NO_METADATA,
+        haystack=haystack,
+        **facts,
+    )
 
 
 class RecordLookup(Protocol):
