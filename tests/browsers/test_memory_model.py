@@ -206,8 +206,9 @@ def test_a_local_record_shadows_and_unshadows_a_global_one(memory_root: Path, gl
 
 
 def test_secrets_in_a_record_file_are_shown_masked_as_its_trace_masks_them(tmp_path: Path) -> None:
-    """The file keeps what the agent wrote; its row, its detail and its filter text hold the masked
-    text, and a recall as the trace holds it (masked by the Engine's Redactor) is unchanged."""
+    """The file keeps what the agent wrote; its row and its detail show the masked text (its repr
+    hides what the file holds), and a recall as the trace holds it (masked by the Engine's
+    Redactor) reads as unchanged."""
     secret = "sk-" + "abcdefghijklmnopqrstuvwxyz123456"
     said = f"deploy with OPENAI_API_KEY={secret} today"
     root = tmp_path / "mem"
