@@ -1,8 +1,8 @@
 """TraceReader: opens a run directory (ours or upstream QitOS's) and reads its events lazily.
 
 Opening indexes the byte offsets of the complete lines of ``events.jsonl`` and parses none but
-the rare line that is not ``{...}`` (to notice it if damaged); an event is parsed when asked for,
-with a small cache, so a 100 MB trace opens in milliseconds.
+the rare line that is not even ``{...}`` with spaces around it (to notice why it is damaged); an
+event is parsed when asked for, with a small cache, so a 100 MB trace opens in milliseconds.
 Damage is reported, never fatal: a truncated last line is skipped with a notice, a malformed line
 becomes a raw ``<malformed>`` event with its reason (see :mod:`qitos.trace.parse`), an unknown
 phase is kept as it is, and a trace file that is a symbolic link is refused with a notice.
@@ -58,6 +58,8 @@ __all__ = [
 ]
 
 _OPEN, _CLOSE, _CR = ord("{"), ord("}"), ord("\r")
+_BOM = b"\xef\xbb\xbf"
+_PADDING = b" \t\r"  # what JSON allows around a value, within one line
 # The fast path's checks (see qitos.trace.parse: FAST_MAP, FAST_DROP, LONG_DIGITS) run on a whole
 # block: with its letters dropped, a few C calls a block; a block that needs it, line by line on the
 # block mapped without dropping letters.
@@ -475,8 +477,9 @@ class TraceReader:
         self._indexed_end = base + pos
 
     def _index_odd_line(self, buf: bytes, pos: int, nl: int, base: int) -> None:
-        """A blank line (skipped, but counted), a CRLF line, or one that is not ``{...}``: parsed
-        now, and noticed if damaged, in the words its fold uses (one notice a line on screen)."""
+        """A blank line (skipped, but counted); a CRLF line, or ``{...}`` with spaces or a byte order
+        mark around it (read when parsed, as any ``{...}`` line); or a damaged one, parsed now and
+        noticed in the words its fold uses (one notice a line on screen)."""
         line = len(self._starts) + len(self._blank_lines) + 1 + self._line_base
         if nl == pos:
             self._blank_lines.append(line)
@@ -484,9 +487,9 @@ class TraceReader:
         last = nl - 1
         if buf[last] == _CR and last > pos:
             last -= 1
-        # Spaces or a byte order mark around the object still read as one: only a line that is
-        # not one is damaged. Lines like these are rare, so parsing each here costs little.
-        if buf[pos] != _OPEN or buf[last] != _CLOSE:
+        if (buf[pos] != _OPEN or buf[last] != _CLOSE) and not _padded_object(buf[pos:nl]):
+            # Not even an object with spaces or a byte order mark around it: damaged, so parsed now
+            # for why (such lines are rare), and noticed in the words its fold will use.
             event, reason = event_from_line(buf[pos:nl], line, self.run_id)
             if reason is not None:
                 self._notice(malformed_notice(event))
@@ -536,6 +539,13 @@ class TraceReader:
             self._noticed_lines.add(line)
             self._notice(malformed_notice(event))
         return event
+
+
+def _padded_object(raw: bytes) -> bool:
+    """Whether ``raw`` is ``{...}`` but for JSON's spaces around it and a byte order mark before it:
+    read when parsed, as any ``{...}`` line is (one that is damaged is noticed then)."""
+    inner = (raw[len(_BOM) :] if raw.startswith(_BOM) else raw).strip(_PADDING)
+    return inner[:1] == b"{" and inner[-1:] == b"}"
 
 
 def _lines_within(lines: list[int], first: int, last: int) -> list[int]:

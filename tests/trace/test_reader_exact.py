@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from qitos.trace.errors import TraceError
-from qitos.trace.events import RunEvent
+from qitos.trace.events import MALFORMED_PHASE, RunEvent
 from qitos.trace.reader import TraceReader
 
 ODD = "; shown as a raw event"
@@ -235,13 +235,19 @@ def test_only_a_crlf_lines_one_carriage_return_is_taken_off_before_its_closing_b
 
 
 def test_an_object_with_spaces_or_a_byte_order_mark_around_it_is_not_noticed(tmp_path: Path) -> None:
-    """Only the common line ``{...}`` skips the parse when indexed; any other one that still reads
-    as an object is an event like any other, not noticed as a raw one."""
-    data = b"\n".join([b"  " + line(0), b"\xef\xbb\xbf" + line(1), line(2) + b" \r", b"\t" + line(3) + b"\t"])
-    reader = TraceReader(run(tmp_path, data + b"\n"))
-    assert [e.step_id for e in reader.events()] == [0, 1, 2, 3]
-    assert all(e.phase == "ACT" for e in reader.events())
-    assert reader.notices[1:] == [] and reader.noticed_lines() == frozenset()
+    """``{...}`` with spaces or a byte order mark around it is an event like any other: not parsed
+    when indexed, nor noticed as a raw one."""
+    padded = [b"  " + line(0), b"\xef\xbb\xbf" + line(1), line(2) + b" \r", b"\t" + line(3) + b"\t"]
+    reader = TraceReader(run(tmp_path, b"\n".join([*padded, b" {oops} "]) + b"\n"))
+    assert reader.notices[1:] == [] and reader.noticed_lines() == frozenset()  # none parsed yet
+    events = list(reader.events())
+    assert [(e.step_id, e.phase) for e in events[:4]] == [(k, "ACT") for k in range(4)]
+    # One that looks like an object but is not one is noticed when read, as a plain {...} line is.
+    assert events[4].phase == MALFORMED_PHASE and reader.noticed_lines() == frozenset({5})
+    assert reader.notices[1:] == [
+        f"events.jsonl line 5: invalid JSON (Expecting property name enclosed in double quotes:"
+        f" line 1 column 3 (char 2)){ODD}"
+    ]
 
 
 def test_an_incomplete_line_after_a_blank_one_is_noticed_with_its_own_length(tmp_path: Path) -> None:
