@@ -103,6 +103,7 @@ class TraceReader:
                 f"{self.run_dir} is not a run directory: it has no {MANIFEST_FILE}, {EVENTS_FILE} or {STEPS_FILE}"
             )
         self.notices: list[str] = []
+        self._notice_texts: set[str] = set()  # the notices, to look one up in a trace of many
         # The TUI reads events on its thread while a follow worker refreshes: one lock for both.
         self._lock = threading.RLock()
         self.manifest: dict[str, Any] = {}
@@ -376,7 +377,10 @@ class TraceReader:
     # -- internals -------------------------------------------------------------------------
 
     def _notice(self, message: str) -> None:
-        if message not in self.notices:
+        # A set, not the list: a trace of 100,000 damaged lines has as many notices, and looking
+        # each up in the list took a minute to open it.
+        if message not in self._notice_texts:
+            self._notice_texts.add(message)
             self.notices.append(message)
 
     def _load_manifest(self) -> None:
@@ -499,7 +503,8 @@ class TraceReader:
         self._ends.append(base + nl)
 
     def _update_tail_notice(self, tail: bytes, length: int) -> None:
-        if self._tail_notice is not None and self._tail_notice in self.notices:
+        if self._tail_notice is not None and self._tail_notice in self._notice_texts:
+            self._notice_texts.discard(self._tail_notice)
             self.notices.remove(self._tail_notice)
         self._tail_notice = None
         if tail.strip():
@@ -507,7 +512,7 @@ class TraceReader:
                 f"{EVENTS_FILE}: incomplete last line ({length} bytes) skipped"
                 " — the run was cut off mid-write or is still writing it"
             )
-            self.notices.append(self._tail_notice)
+            self._notice(self._tail_notice)
 
     def _read_block(self, index: int, stop: int, size: int = _BLOCK) -> tuple[int, bytes, int]:
         """Lines ``index`` up to at most ``stop`` read at once (about _BLOCK bytes, at least one

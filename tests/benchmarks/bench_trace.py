@@ -140,6 +140,26 @@ print(json.dumps({"full_scan_s": t1 - t0, "events": n,
                   "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
+# Opening indexes the file and parses a line only when it is damaged (for the notice saying why):
+# a trace of damaged lines only is what costs opening most. Beside it, the intact trace's open.
+CHILD_OPEN = """
+import json, sys, time
+from qitos.trace.reader import TraceReader
+t0 = time.perf_counter()
+reader = TraceReader(sys.argv[1])
+print(json.dumps({"open_s": time.perf_counter() - t0, "events": len(reader), "notices": len(reader.notices)}))
+"""
+
+
+def damaged_copy(run_dir: Path, folder: Path) -> Path:
+    """A copy of ``run_dir`` whose every event line has lost its closing brace."""
+    copy = folder / "damaged"
+    copy.mkdir()
+    (copy / "manifest.json").write_bytes((run_dir / "manifest.json").read_bytes())
+    lines = (run_dir / "events.jsonl").read_bytes().split(b"\n")
+    (copy / "events.jsonl").write_bytes(b"\n".join(line[:-1] for line in lines))
+    return copy
+
 
 def child(code: str, run_dir: Path) -> dict[str, float]:
     """Run ``code`` in a fresh interpreter and return the figures it prints."""
@@ -176,6 +196,17 @@ def main() -> None:
         scan = medians([child(CHILD_FULL_SCAN, run_dir) for _ in range(max(1, args.runs // 2))])
         print(
             f"reader full scan (parse every event): {scan['full_scan_s']:.2f} s, peak RSS {scan['maxrss_mb']:.1f} MB"
+        )
+        damaged = damaged_copy(run_dir, Path(tmp))
+        intact, broken = [], []
+        for _ in range(args.runs):
+            intact.append(child(CHILD_OPEN, run_dir))
+            broken.append(child(CHILD_OPEN, damaged))
+        whole, hurt = medians(intact), medians(broken)
+        print(
+            f"reader open of the same trace with every line damaged: {hurt['open_s']:.2f} s,"
+            f" {hurt['notices']:.0f} notices (each damaged line parsed once, for why) | intact:"
+            f" {whole['open_s'] * 1000:.0f} ms | its full scan above is the peer"
         )
 
 
