@@ -95,6 +95,7 @@ class Feeder:
         self.parallel_min_events = PARALLEL_MIN_EVENTS
         self.reader: TraceReader | None = None  # once opened (replay)
         self.notices: list[str] = []
+        self._shown_notices: set[str] = set()  # the texts in self.notices: a trace can have 100k
         self._notice_sizes = (0, 0)  # how many reader and fold notices _sync_notices has seen
         self._dirty = False
         self.pacer = FoldPacer()  # every timing decision: keys first, flushes spaced by their cost
@@ -225,26 +226,41 @@ class Feeder:
         from_reader = self.reader.notices if self.reader is not None else []
         sizes = (len(from_reader), len(self.store.notices))
         if sizes == self._notice_sizes:
-            return  # the usual case: nothing new (both lists only grow)
-        self._notice_sizes = sizes
-        self._add_unshown([*from_reader, *self.store.notices])
+            return  # the usual case: nothing new
+        (seen_reader, seen_fold), self._notice_sizes = self._notice_sizes, sizes
+        if sizes[0] < seen_reader or sizes[1] < seen_fold:  # one went (the reader's cut-off tail)
+            seen_reader = seen_fold = 0
+        # Only what came since the last look: a trace of 100k damaged lines has as many notices
+        # in each list, and going through them all again took ~55 ms a flush.
+        self._add_unshown([*from_reader[seen_reader:], *self.store.notices[seen_fold:]])
 
     def _add_unshown(self, notices: list[str]) -> None:
         """Add the ``notices`` not yet shown, each once: the reader and the fold word a damaged line
         alike, and both notice it (the first frame's fold, and the reader when it reads it)."""
-        shown = set(self.notices)
-        self.notices.extend(n for n in dict.fromkeys(notices) if n not in shown)
+        for notice in notices:
+            self._show(notice)
+
+    def _show(self, notice: str, *, first: bool = False) -> None:
+        """Add ``notice`` to the status bar's, at its end (or first), unless it is there already."""
+        if notice not in self._shown_notices:
+            self._shown_notices.add(notice)
+            if first:
+                self.notices.insert(0, notice)
+            else:
+                self.notices.append(notice)
 
     def add_notice(self, notice: str) -> None:
         """Put a notice of the screen's own in the status bar."""
-        self.notices.append(notice)
+        self._show(notice)
         self.host.show_folded(None)
 
     def put_notice_first(self, notice: str, *, replacing: str | None) -> None:
         """Put ``notice`` first in the status bar, in place of the one it updates (``replacing``)."""
-        if replacing in self.notices:
-            self.notices.remove(replacing)
-        self.notices.insert(0, notice)
+        for old in (replacing, notice):  # the notice too: shown already, it moves to the front
+            if old is not None and old in self._shown_notices:
+                self._shown_notices.discard(old)
+                self.notices.remove(old)
+        self._show(notice, first=True)
         self.host.show_folded(None)
 
     # ---- the replay's reader and background fold ------------------------------------------------
@@ -392,7 +408,7 @@ class Feeder:
         changed = message.status != self.store.declared_status
         self.store.declared_status = message.status
         if message.problem:
-            self.notices.append(message.problem)
+            self._show(message.problem)
         if message.done:
             self.follow_result = message.status
             self._set_following(False)
