@@ -56,3 +56,28 @@ def test_each_notice_shows_once_in_the_order_it_was_found(tmp_path: Path) -> Non
         "events.jsonl line 5: invalid JSON (Expecting property name enclosed in double quotes:"
         f" line 1 column 44 (char 43)){RAW}",
     ]
+
+
+def test_a_notice_found_as_the_cut_off_tail_moves_is_not_missed(tmp_path: Path) -> None:
+    """Following a file, the reader takes its cut-off-tail notice out when the tail changes: a
+    damaged line noticed in the same refresh, which moves into its place, still shows."""
+    run = tmp_path / "r"
+    run.mkdir()
+    events = run / "events.jsonl"
+    events.write_bytes(b'{"phase": "INIT", "payload": {}}\n{"cu')
+    (run / "manifest.json").write_text('{"status": "running"}', encoding="utf-8")
+    reader = TraceReader(run)
+    feeder = Feeder(_Screen(), RunStore(reader), replay=run)  # type: ignore[arg-type]
+    feeder.reader = reader
+    feeder._sync_notices()
+    cut = "events.jsonl: incomplete last line ({} bytes) skipped — the run was cut off mid-write or is still writing it"
+    assert feeder.notices == [cut.format(4)]
+    with events.open("ab") as f:
+        f.write(b't": 1\n{"a')  # the cut line ends, damaged (its closing brace never came); a new tail
+    reader.refresh()
+    assert reader.notices == [
+        f"events.jsonl line 2: invalid JSON (Expecting ',' delimiter: line 1 column 10 (char 9)){RAW}",
+        cut.format(3),
+    ]
+    feeder._sync_notices()
+    assert feeder.notices == [cut.format(4), *reader.notices]

@@ -228,11 +228,12 @@ class Feeder:
         if sizes == self._notice_sizes:
             return  # the usual case: nothing new
         (seen_reader, seen_fold), self._notice_sizes = self._notice_sizes, sizes
-        if sizes[0] < seen_reader or sizes[1] < seen_fold:  # one went (the reader's cut-off tail)
-            seen_reader = seen_fold = 0
         # Only what came since the last look: a trace of 100k damaged lines has as many notices
-        # in each list, and going through them all again took ~55 ms a flush.
-        self._add_unshown([*from_reader[seen_reader:], *self.store.notices[seen_fold:]])
+        # in each list, and going through them all again took ~55 ms a flush. The fold's only
+        # grow; the reader's too, but for its one cut-off-tail notice, taken out when the tail
+        # changes (so the new ones may start one place before where the last look ended).
+        since = max(0, seen_reader - 1) if len(from_reader) >= seen_reader else 0
+        self._add_unshown([*from_reader[since:], *self.store.notices[seen_fold:]])
 
     def _add_unshown(self, notices: list[str]) -> None:
         """Add the ``notices`` not yet shown, each once: the reader and the fold word a damaged line
